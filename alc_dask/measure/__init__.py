@@ -1,0 +1,33 @@
+"""The measure layer: PRC, ALC, Wilson intervals, best PRC over cuts, halting and risk labels.
+
+Pure numpy, no I/O. ``shared/spec/alc-measure.md`` (the project's measure contract) defines
+every formula here.
+"""
+
+from alc_dask.measure.best import MeasureSettings, PrcResult, best_prc, prc_at_full_recall
+from alc_dask.measure.coefficient import alc, prc
+from alc_dask.measure.halting import Checkpoint, HaltCode, HaltingMonitor, HaltingRules
+from alc_dask.measure.interval import wilson_interval
+from alc_dask.measure.recall import RecallBasis, pretargeted_scale, recall_pretargeted, recall_random
+from alc_dask.measure.risk import LABELS, RiskThresholds, risk_label
+
+__all__ = [
+    "LABELS",
+    "Checkpoint",
+    "HaltCode",
+    "HaltingMonitor",
+    "HaltingRules",
+    "MeasureSettings",
+    "PrcResult",
+    "RecallBasis",
+    "RiskThresholds",
+    "alc",
+    "best_prc",
+    "prc",
+    "prc_at_full_recall",
+    "pretargeted_scale",
+    "recall_pretargeted",
+    "recall_random",
+    "risk_label",
+    "wilson_interval",
+]

@@ -1,0 +1,162 @@
+"""The best PRC over the rank-score cuts of a set of predictions (spec §3).
+
+An attacker who ranks predictions by confidence may keep only the top ones: every cut of the
+ranking trades recall for precision. The best admissible cut measures what the attacker (or the
+baseline) can achieve. Cuts fall only between distinct confidence values, so predictions of equal
+confidence are kept or dropped together. Sorting once and cumulating makes every cut O(1):
+O(n log n) in all, instead of re-counting each prefix.
+"""
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from alc_dask.measure._checks import as_correctness, as_float_array, as_nonempty_1d, same_length
+from alc_dask.measure.coefficient import prc as prc_of
+from alc_dask.measure.interval import wilson_interval
+
+
+@dataclass(frozen=True)
+class PrcResult:
+    """One precision/recall measure: the predictions kept at a cut, and what they achieve.
+
+    ``precision`` is the midpoint of the Wilson interval (what PRC and ALC use);
+    ``measured_precision`` is correct / n. ``confidence_cut`` is the lowest confidence kept
+    (NaN when nothing is kept).
+    """
+
+    n: int
+    attempts: int
+    correct: int
+    precision: float
+    measured_precision: float
+    recall: float
+    interval_low: float
+    interval_high: float
+    interval_width: float
+    prc: float
+    confidence_cut: float
+
+    @classmethod
+    def empty(cls, attempts: int) -> "PrcResult":
+        """No admissible cut: nothing is predicted and every figure is 0."""
+        return cls(0, attempts, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, float("nan"))
+
+    @property
+    def found(self) -> bool:
+        return self.n > 0
+
+    def to_dict(self, prefix: str = "") -> dict:
+        return {prefix + key: value for key, value in asdict(self).items()}
+
+
+def _validated(correct, confidence) -> tuple[np.ndarray, np.ndarray]:
+    hits = as_correctness("correct", correct)
+    conf = as_float_array("confidence", as_nonempty_1d("confidence", confidence, dtype=float))
+    same_length(correct=hits, confidence=conf)
+    return hits, conf
+
+
+def _measure(n, correct, attempts, recall_scale, confidence_level, rmin, alpha):
+    """Wilson interval, midpoint precision, recall and PRC of cuts keeping ``n`` of ``attempts``."""
+    low, high = wilson_interval(n, correct / n, confidence_level)
+    midpoint = (low + high) / 2.0
+    recall = n / attempts * recall_scale
+    return low, high, midpoint, recall, prc_of(midpoint, recall, rmin=rmin, alpha=alpha)
+
+
+def best_prc(
+    correct,
+    confidence,
+    *,
+    max_interval: float = 0.1,
+    confidence_level: float = 0.95,
+    rmin: float = 1e-4,
+    alpha: float = 3.0,
+    recall_scale: float = 1.0,
+) -> PrcResult:
+    """The cut with the largest PRC among those whose Wilson interval is narrower than ``max_interval``.
+
+    ``correct[i]`` says whether attempt ``i`` was right, ``confidence[i]`` is its rank score.
+    ``recall_scale`` multiplies recall (``T_pre / T_all`` for pre-targeted recall relative to the
+    population, spec §1). Among cuts with equal PRC the one keeping fewest predictions wins.
+    """
+    hits, conf = _validated(correct, confidence)
+    if not 0.0 < recall_scale <= 1.0:
+        raise ValueError(f"recall_scale must lie in (0, 1]; got {recall_scale!r}")
+    if max_interval <= 0:
+        raise ValueError(f"max_interval must be positive; got {max_interval!r}")
+    attempts = len(hits)
+    order = np.argsort(-conf, kind="stable")
+    sorted_conf = conf[order]
+    cumulative_correct = np.cumsum(hits[order])
+    cut_ends = np.flatnonzero(np.append(sorted_conf[1:] != sorted_conf[:-1], True))
+    n = cut_ends + 1
+    tp = cumulative_correct[cut_ends]
+    low, high, midpoint, recall, prcs = _measure(n, tp, attempts, recall_scale, confidence_level, rmin, alpha)
+    admissible = (high - low < max_interval) & (prcs > 0)
+    if not admissible.any():
+        return PrcResult.empty(attempts)
+    best = int(np.argmax(np.where(admissible, prcs, -np.inf)))
+    return PrcResult(
+        n=int(n[best]),
+        attempts=attempts,
+        correct=int(tp[best]),
+        precision=float(midpoint[best]),
+        measured_precision=float(tp[best] / n[best]),
+        recall=float(recall[best]),
+        interval_low=float(low[best]),
+        interval_high=float(high[best]),
+        interval_width=float(high[best] - low[best]),
+        prc=float(prcs[best]),
+        confidence_cut=float(sorted_conf[cut_ends[best]]),
+    )
+
+
+def prc_at_full_recall(
+    correct, *, confidence_level: float = 0.95, rmin: float = 1e-4, alpha: float = 3.0, recall_scale: float = 1.0
+) -> PrcResult:
+    """The measure when every attempt counts as a prediction (recall 1): the prior approach's view."""
+    hits = as_correctness("correct", correct)
+    attempts, tp = len(hits), int(hits.sum())
+    low, high, midpoint, recall, prc_value = _measure(
+        np.array(attempts), np.array(tp), attempts, recall_scale, confidence_level, rmin, alpha
+    )
+    return PrcResult(
+        n=attempts,
+        attempts=attempts,
+        correct=tp,
+        precision=float(midpoint),
+        measured_precision=tp / attempts,
+        recall=float(recall),
+        interval_low=float(low),
+        interval_high=float(high),
+        interval_width=float(high - low),
+        prc=float(prc_value),
+        confidence_cut=float("-inf"),
+    )
+
+
+@dataclass(frozen=True)
+class MeasureSettings:
+    """The parameters every PRC of one scenario shares, so base and attack are measured alike."""
+
+    confidence_level: float = 0.95
+    rmin: float = 1e-4
+    alpha: float = 3.0
+    abs_weight: float = 0.0
+    recall_scale: float = 1.0
+
+    def best_prc(self, correct, confidence, max_interval: float) -> PrcResult:
+        return best_prc(
+            correct,
+            confidence,
+            max_interval=max_interval,
+            confidence_level=self.confidence_level,
+            rmin=self.rmin,
+            alpha=self.alpha,
+            recall_scale=self.recall_scale,
+        )
+
+    def prc(self, precision: float, recall: float) -> float:
+        return prc_of(precision, recall, rmin=self.rmin, alpha=self.alpha)

@@ -1,0 +1,38 @@
+"""The precision-recall coefficient (PRC) and the Anonymity Loss Coefficient (ALC), spec §2."""
+
+import numpy as np
+
+from alc_dask.measure._checks import as_float_array, in_open_unit, scalar_or_array
+
+PRC_CEILING = 0.99999999
+"""PRCs are clipped below 1 before the relative improvement divides by ``1 - PRC_base``."""
+
+
+def prc(precision, recall, *, rmin: float = 1e-4, alpha: float = 3.0):
+    """Precision weighted down as recall falls: ``P·(1 − (log10 R / log10 Rmin)^α)``, and ``R`` at or below ``rmin``.
+
+    Low recall makes a precise attack worth little: at ``rmin`` the coefficient has fallen
+    to the recall itself. Works element-wise on arrays.
+    """
+    p = np.clip(as_float_array("precision", precision, low=0.0, high=1.0), 0.0, 1.0)
+    r = np.clip(as_float_array("recall", recall, low=0.0, high=1.0), 0.0, 1.0)
+    in_open_unit("rmin", rmin)
+    if alpha <= 0:
+        raise ValueError(f"alpha must be positive; got {alpha!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        weight = 1.0 - (np.log10(np.maximum(r, rmin)) / np.log10(rmin)) ** alpha
+    return scalar_or_array(np.where(r > rmin, p * weight, r))
+
+
+def alc(prc_base, prc_attack, *, abs_weight: float = 0.0):
+    """Anonymity loss: the attack's PRC improvement over the non-member baseline's.
+
+    ``(1−w)·(PRC_atk − PRC_base)/(1 − PRC_base) + w·(PRC_atk − PRC_base)``. At most 1; negative
+    when the baseline does better than the attack. Works element-wise on arrays.
+    """
+    base = np.minimum(as_float_array("prc_base", prc_base, low=0.0, high=1.0), PRC_CEILING)
+    attack = np.minimum(as_float_array("prc_attack", prc_attack, low=0.0, high=1.0), PRC_CEILING)
+    if not 0.0 <= abs_weight <= 1.0:
+        raise ValueError(f"abs_weight must lie in [0, 1]; got {abs_weight!r}")
+    gain = attack - base
+    return scalar_or_array((1.0 - abs_weight) * gain / (1.0 - base) + abs_weight * gain)

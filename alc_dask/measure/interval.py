@@ -1,0 +1,33 @@
+"""Wilson score interval of a measured precision (spec §1)."""
+
+from statistics import NormalDist
+
+import numpy as np
+
+from alc_dask.measure._checks import as_float_array, in_open_unit
+
+
+def z_score(confidence: float) -> float:
+    """Two-sided standard normal quantile for a confidence level (1.959964 at 0.95)."""
+    return NormalDist().inv_cdf(1.0 - (1.0 - in_open_unit("confidence", confidence)) / 2.0)
+
+
+def wilson_interval(n, precision, confidence: float = 0.95):
+    """Wilson score interval ``(low, high)`` of a precision measured on ``n`` predictions.
+
+    Wilson rather than the normal approximation because attacks often run at precision near
+    0 or 1 on few predictions. ``n = 0`` gives ``(0, 0)``. Element-wise on arrays.
+    """
+    counts = as_float_array("n", n, low=0.0)
+    p = as_float_array("precision", precision, low=0.0, high=1.0)
+    z = z_score(confidence)
+    safe_n = np.where(counts > 0, counts, 1.0)
+    z2n = z * z / safe_n
+    denominator = 1.0 + z2n
+    center = (p + z2n / 2.0) / denominator
+    half = z * np.sqrt(p * (1.0 - p) / safe_n + z2n / (4.0 * safe_n)) / denominator
+    low = np.where(counts > 0, np.clip(center - half, 0.0, 1.0), 0.0)
+    high = np.where(counts > 0, np.clip(center + half, 0.0, 1.0), 0.0)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high

@@ -1,0 +1,45 @@
+"""Recall of an attack, for random targets and for pre-targeted ones (spec §1, the paper's eq. 4–5)."""
+
+from enum import StrEnum
+
+
+class RecallBasis(StrEnum):
+    """What a pre-targeted attack's recall is relative to."""
+
+    POPULATION = "population"
+    PRETARGETED = "pretargeted"
+
+
+def _check_counts(predictions: int, attempts: int) -> None:
+    if attempts <= 0:
+        raise ValueError(f"attempts must be positive; got {attempts!r}")
+    if not 0 <= predictions <= attempts:
+        raise ValueError(f"predictions must lie in [0, attempts={attempts}]; got {predictions!r}")
+
+
+def recall_random(predictions: int, attempts: int) -> float:
+    """Share of randomly chosen targets the attacker made a prediction for."""
+    _check_counts(predictions, attempts)
+    return predictions / attempts
+
+
+def pretargeted_scale(pretargeted: int, population: int, basis: RecallBasis | str) -> float:
+    """Factor turning recall within the pre-targeted set into recall of the chosen basis."""
+    basis = RecallBasis(basis)
+    if population <= 0:
+        raise ValueError(f"population must be positive; got {population!r}")
+    if not 0 < pretargeted <= population:
+        raise ValueError(f"pretargeted must lie in [1, population={population}]; got {pretargeted!r}")
+    return pretargeted / population if basis is RecallBasis.POPULATION else 1.0
+
+
+def recall_pretargeted(
+    predictions: int, attempts: int, pretargeted: int, population: int, basis: RecallBasis | str = RecallBasis.POPULATION
+) -> float:
+    """Recall of an attack on targets selected in advance (e.g. rare attribute values).
+
+    Relative to the whole population, an attack that only covers a small pre-targeted group has
+    small recall even if it predicts for every member of the group.
+    """
+    _check_counts(predictions, attempts)
+    return predictions / attempts * pretargeted_scale(pretargeted, population, basis)

@@ -1,0 +1,119 @@
+"""The halting state machine on scripted sequences: every halt code is reachable."""
+
+import numpy as np
+import pytest
+
+from alc_dask.measure import HaltCode, HaltingMonitor, HaltingRules, alc
+
+
+def constant(n_correct: int, n_wrong: int, confidence: float = 1.0):
+    """Predictions of one confidence: the only cut keeps them all (recall 1)."""
+    correct = np.r_[np.ones(n_correct, bool), np.zeros(n_wrong, bool)]
+    return correct, np.full(len(correct), confidence)
+
+
+def check(monitor, base, attack):
+    return monitor.check(*base, *attack)
+
+
+def test_checkpoints_every_50_pairs_from_50_on():
+    monitor = HaltingMonitor()
+    assert [n for n in range(1, 201) if monitor.is_checkpoint(n)] == [50, 100, 150, 200]
+    assert [n for n in range(1, 40) if HaltingMonitor(HaltingRules(min_pairs=10, check_every=7)).is_checkpoint(n)] == [10, 17, 24, 31, 38]
+
+
+def test_early_high_loose():
+    # Base at 10% on 50 pairs: too few for a tight interval, but a loose one is certain the attack wins.
+    result = check(HaltingMonitor(), constant(5, 45), constant(50, 0))
+    assert result.halt_code is HaltCode.EARLY_HIGH_LOOSE
+    assert not result.tight and result.alc_early_high > 0.9
+
+
+def test_early_low_loose():
+    result = check(HaltingMonitor(), constant(50, 0), constant(5, 45))
+    assert result.halt_code is HaltCode.EARLY_LOW_LOOSE
+    assert result.alc_early_low < 0.0
+
+
+def test_loose_without_decision_goes_on():
+    result = check(HaltingMonitor(), constant(25, 25), constant(30, 20))
+    assert not result.halted
+
+
+def test_early_low_tight():
+    result = check(HaltingMonitor(), constant(50, 0), constant(0, 50))
+    assert result.halt_code is HaltCode.EARLY_LOW_TIGHT
+    assert result.tight and result.alc < 0
+
+
+def test_early_high_tight():
+    result = check(HaltingMonitor(), constant(0, 200), constant(200, 0))
+    assert result.halt_code is HaltCode.EARLY_HIGH_TIGHT
+    assert result.alc > 0.98
+
+
+def test_diminishing_returns_after_two_equal_checks():
+    monitor = HaltingMonitor()
+    base, attack = constant(240, 60), constant(250, 50)
+    first = check(monitor, base, attack)
+    assert not first.halted and first.tight
+    second = check(monitor, base, attack)
+    assert second.halt_code is HaltCode.DIMINISHING_RETURNS
+    assert second.alc == pytest.approx(alc(second.base.prc, second.attack.prc))
+
+
+def test_progress_keeps_the_loop_going():
+    monitor = HaltingMonitor()
+    assert not check(monitor, constant(240, 60), constant(240, 60)).halted
+    # The attack gains far more than max(0.01, 5% of the distance to 1): go on.
+    assert not check(monitor, constant(240, 60), constant(290, 10)).halted
+
+
+def high_alc_sequence(expected_base_prc):
+    monitor = HaltingMonitor(expected_base_prc=expected_base_prc)
+    base, attack = constant(80, 320), constant(280, 120)  # ALC about 0.62: at risk
+    check(monitor, base, attack)
+    return check(monitor, base, attack)
+
+
+def test_close_to_expected():
+    probe = HaltingMonitor()
+    check(probe, constant(80, 320), constant(280, 120))
+    base_prc = probe.best_base_.prc
+    result = high_alc_sequence(expected_base_prc=base_prc + 0.02)
+    assert result.halt_code is HaltCode.CLOSE_TO_EXPECTED
+    assert 0.5 <= result.alc < 0.75
+
+
+def test_base_far_below_expectation_goes_on():
+    assert not high_alc_sequence(expected_base_prc=0.9).halted
+    assert not high_alc_sequence(expected_base_prc=None).halted
+
+
+def test_exhausted_reports_the_best_measures_seen():
+    monitor = HaltingMonitor()
+    check(monitor, constant(240, 60), constant(250, 50))
+    result = monitor.finish(*constant(200, 100), *constant(200, 100))
+    assert result.halt_code is HaltCode.EXHAUSTED
+    assert result.base.correct == 240 and result.attack.correct == 250
+
+
+def test_exhausted_with_too_few_pairs_falls_back_to_loose_cuts():
+    result = HaltingMonitor().finish(*constant(20, 20), *constant(30, 10))
+    assert result.halt_code is HaltCode.EXHAUSTED and not result.tight
+
+
+def test_thresholds_are_parameters():
+    rules = HaltingRules(tight_high_alc=0.5)
+    result = HaltingMonitor(rules).check(*constant(80, 320), *constant(280, 120))
+    assert result.halt_code is HaltCode.EARLY_HIGH_TIGHT
+
+
+def test_unpaired_predictions_are_refused():
+    with pytest.raises(ValueError, match="pairs"):
+        HaltingMonitor().check(*constant(10, 0), *constant(11, 0))
+
+
+def test_inconsistent_rules_are_refused():
+    with pytest.raises(ValueError, match="interval"):
+        HaltingRules(tight_interval=0.3, loose_interval=0.2)

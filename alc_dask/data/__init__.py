@@ -1,0 +1,19 @@
+"""Release tables: loading, typing, shared encoding, discretized secrets."""
+
+from alc_dask.data.encoding import Bins, CodeTable
+from alc_dask.data.errors import ReleaseError, ScenarioError
+from alc_dask.data.release import DISCRETIZED_SUFFIX, Release
+from alc_dask.data.schema import Column, ColumnKind
+from alc_dask.data.table import EncodedTable
+
+__all__ = [
+    "DISCRETIZED_SUFFIX",
+    "Bins",
+    "CodeTable",
+    "Column",
+    "ColumnKind",
+    "EncodedTable",
+    "Release",
+    "ReleaseError",
+    "ScenarioError",
+]

@@ -1,0 +1,85 @@
+"""Value <-> code mappings shared by every table of a release.
+
+A categorical column has one `CodeTable` for the original, control and every anonymized table, so
+equal values get equal codes everywhere. A continuous column has `Bins`, used only when the column
+is a secret: the attack predicts a bin, not a number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+CODE_DTYPE = np.int32
+
+
+@dataclass(frozen=True, eq=False)
+class CodeTable:
+    """Sorted distinct values; code i is `values[i]`, and `missing_code` (the last) is a missing value.
+
+    A missing value is a category of its own: two missing values match, a missing and a present
+    value do not.
+    """
+
+    values: np.ndarray
+
+    @property
+    def missing_code(self) -> int:
+        return len(self.values)
+
+    @property
+    def n_codes(self) -> int:
+        return len(self.values) + 1
+
+    def encode(self, series: pd.Series) -> np.ndarray:
+        codes = pd.Categorical(series, categories=self.values).codes.astype(CODE_DTYPE)
+        codes[codes < 0] = self.missing_code
+        return codes
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        labels = np.append(self.values.astype(object), None)
+        return labels[np.asarray(codes)]
+
+    @classmethod
+    def from_values(cls, parts: list[pd.Series], numeric: bool) -> CodeTable:
+        distinct = pd.unique(pd.concat([p.dropna() for p in parts], ignore_index=True)).tolist()
+        return cls(np.array(sorted(distinct), dtype=np.float64 if numeric else object))
+
+
+@dataclass(frozen=True, eq=False)
+class Bins:
+    """`n_bins` uniform bins between `low` and `high`: the discretized copy of a continuous secret.
+
+    Values outside [low, high] (e.g. in a control table) fall in the first or last bin; code
+    `missing_code` (= n_bins) is a missing value. A constant column has all its values in bin 0.
+    """
+
+    low: float
+    high: float
+    n_bins: int = 20
+
+    @property
+    def missing_code(self) -> int:
+        return self.n_bins
+
+    @property
+    def n_codes(self) -> int:
+        return self.n_bins + 1
+
+    @property
+    def edges(self) -> np.ndarray:
+        return np.linspace(self.low, self.high, self.n_bins + 1)
+
+    def encode(self, values: np.ndarray) -> np.ndarray:
+        width = (self.high - self.low) / self.n_bins
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scaled = np.floor((values - self.low) / width) if width > 0 else np.zeros_like(values)
+        codes = np.clip(np.nan_to_num(scaled, nan=0.0), 0, self.n_bins - 1).astype(CODE_DTYPE)
+        codes[np.isnan(values)] = self.missing_code
+        return codes
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        labels = np.append(pd.IntervalIndex.from_breaks(self.edges, closed="left").to_numpy(), None)
+        return labels[np.asarray(codes)]

@@ -1,0 +1,60 @@
+"""Reading release tables from Parquet or CSV files (local paths or fsspec URLs) or DataFrames."""
+
+from __future__ import annotations
+
+import os
+from pathlib import PurePosixPath
+
+import pandas as pd
+
+from alc_dask.data.errors import ReleaseError
+
+Source = "str | os.PathLike | pd.DataFrame"
+
+_COMPRESSIONS = {".gz", ".bz2", ".zip", ".xz", ".zst"}
+_FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+
+def table_format(path: str) -> str:
+    """'csv' or 'parquet', from the file name (a compression suffix such as .gz is skipped)."""
+    suffixes = [s.lower() for s in PurePosixPath(path.split("?")[0]).suffixes]
+    while suffixes and suffixes[-1] in _COMPRESSIONS:
+        suffixes.pop()
+    if suffixes and suffixes[-1] in _FORMATS:
+        return _FORMATS[suffixes[-1]]
+    raise ReleaseError(f"{path}: unknown table format; expected a .csv or .parquet file")
+
+def read_table(source: str | os.PathLike | pd.DataFrame, name: str) -> pd.DataFrame:
+    """Read one table and check its shape; `name` is used in error messages.
+
+    CSV cells are read as text: a CSV file has no types, so they are decided over the whole
+    release (see `alc_dask.data.schema`). Parquet and DataFrame columns keep their types.
+    """
+    if isinstance(source, pd.DataFrame):
+        table = source
+    else:
+        path = os.fspath(source)
+        fmt = table_format(path)
+        try:
+            if fmt == "csv":
+                header = pd.read_csv(path, header=None, nrows=1, dtype=str)
+                _check_unique(list(header.iloc[0]) if len(header) else [], name)
+                table = pd.read_csv(path, dtype=str)
+            else:
+                table = pd.read_parquet(path)
+        except ReleaseError:
+            raise
+        except Exception as exc:  # every reader failure becomes one clear message
+            raise ReleaseError(f"{name}: cannot read {fmt} file ({type(exc).__name__}: {exc})") from exc
+    _check_unique(list(table.columns), name)
+    if table.shape[0] == 0 or table.shape[1] == 0:
+        raise ReleaseError(f"{name}: the table is empty ({table.shape[0]} rows, {table.shape[1]} columns)")
+    return table
+
+def _check_unique(columns: list, name: str) -> None:
+    seen, duplicates = set(), []
+    for column in columns:
+        if column in seen and column not in duplicates:
+            duplicates.append(column)
+        seen.add(column)
+    if duplicates:
+        raise ReleaseError(f"{name}: duplicate column names {duplicates}")

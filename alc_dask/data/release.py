@@ -1,0 +1,164 @@
+"""`Release`: the original table, the anonymized tables and an optional control table, prepared once.
+
+Missing values are kept, never dropped: a missing categorical value is a category of its own
+(it matches only another missing value), and a missing continuous value is a full mismatch
+(distance 1) unless both sides are missing (distance 0).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from alc_dask.data.encoding import Bins, CodeTable
+from alc_dask.data.errors import ReleaseError, ScenarioError
+from alc_dask.data.io import read_table
+from alc_dask.data.schema import MAX_CATEGORIES, Column, ColumnKind, build_column, infer_kind, parse_kind, type_column
+from alc_dask.data.table import EncodedTable
+
+TableSource = str | os.PathLike | pd.DataFrame
+DISCRETIZED_SUFFIX = "__discretized"
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """A prepared release: shared column schema and every table encoded as numpy arrays.
+
+    Cheap to ship to workers (arrays and small code tables, no DataFrames). `anonymized` may also
+    hold partitioned tables (see `alc_dask.search.partition`) with the same metadata.
+    """
+
+    columns: Mapping[str, Column]
+    original: EncodedTable
+    anonymized: tuple
+    control: EncodedTable | None = None
+
+    @classmethod
+    def load(
+        cls,
+        original: TableSource,
+        anonymized: Sequence[TableSource] | TableSource,
+        control: TableSource | None = None,
+        columns: Mapping[str, str] | None = None,
+        max_categories: int = MAX_CATEGORIES,
+    ) -> Release:
+        """Read, type and encode a release.
+
+        Tables are Parquet or CSV files (local paths or fsspec URLs) or DataFrames. Each anonymized
+        table may hold a subset of the original's columns; the control table (original records not
+        used for the release) holds all of them. `columns` maps a column name to "categorical" or
+        "continuous" and overrides the inferred kind (numeric with more than `max_categories`
+        distinct values: continuous). Raises `ReleaseError` naming the table and column on bad input.
+        """
+        if isinstance(anonymized, (str, os.PathLike, pd.DataFrame)):
+            anonymized = [anonymized]
+        if not anonymized:
+            raise ReleaseError("a release needs at least one anonymized table")
+        tables = {_name(original, "original"): read_table(original, _name(original, "original"))}
+        for i, source in enumerate(anonymized):
+            name = _name(source, f"anonymized[{i}]")
+            if name in tables:
+                name = f"{name} (anonymized[{i}])"
+            tables[name] = read_table(source, name)
+        if control is not None:
+            name = _name(control, "control")
+            tables[name if name not in tables else f"{name} (control)"] = read_table(control, name)
+        names = list(tables)
+        original_name, released = names[0], names[: len(anonymized) + 1]
+        _check_columns(tables, original_name, has_control=control is not None)
+        overrides = {c: parse_kind(c, k) for c, k in (columns or {}).items()}
+        unknown = set(overrides) - set(tables[original_name].columns)
+        if unknown:
+            raise ReleaseError(f"columns: {sorted(unknown)} are not columns of the original table {original_name}")
+
+        schema, codes, values = {}, {n: {} for n in names}, {n: {} for n in names}
+        for column in tables[original_name].columns:
+            parts = {n: t[column] for n, t in tables.items() if column in t.columns}
+            typed, numeric = type_column(column, parts, overrides.get(column))
+            kind = infer_kind(column, typed, numeric, overrides.get(column), max_categories)
+            spec = schema[column] = build_column(column, kind, typed, numeric, released)
+            for table, series in typed.items():
+                if kind is ColumnKind.CATEGORICAL:
+                    codes[table][column] = spec.codes.encode(series)
+                else:
+                    values[table][column] = series.to_numpy(dtype=np.float64)
+        encoded = [EncodedTable.build(n, codes[n], values[n]) for n in names]
+        return cls(
+            columns=schema,
+            original=encoded[0],
+            anonymized=tuple(encoded[1 : len(anonymized) + 1]),
+            control=encoded[-1] if control is not None else None,
+        )
+
+    def column(self, name: str) -> Column:
+        """The column `name`; `<col>__discretized` names the discretized copy of a continuous column."""
+        base = name.removesuffix(DISCRETIZED_SUFFIX)
+        if base not in self.columns or (base != name and self.columns[base].kind is not ColumnKind.CONTINUOUS):
+            raise ScenarioError(f"unknown column {name!r}; the release has {list(self.columns)}")
+        return self.columns[base]
+
+    def secret_codes(self, secret: str) -> CodeTable | Bins:
+        """How the secret's values are coded: its code table, or the bins of a continuous secret."""
+        return self.column(secret).secret_codes
+
+    def decode(self, secret: str, codes: np.ndarray) -> np.ndarray:
+        """Secret values (bins, as intervals, for a continuous secret) of secret codes; None: missing."""
+        return self.secret_codes(secret).decode(codes)
+
+    def targets(self, rows: np.ndarray | slice, source: str = "original") -> EncodedTable:
+        """Encoded rows of the original (or of the control table, `source="control"`), e.g. attack targets."""
+        if source == "control" and self.control is None:
+            raise ScenarioError("the release has no control table")
+        table = {"original": self.original, "control": self.control}[source]
+        return table.rows(rows)
+
+    def true_codes(self, secret: str, targets: EncodedTable) -> np.ndarray:
+        """The secret codes of encoded rows (discretized for a continuous secret)."""
+        column = self.column(secret)
+        if column.kind is ColumnKind.CATEGORICAL:
+            return targets.codes[targets.categorical.index(column.name)].copy()
+        return column.bins.encode(targets.values[targets.continuous.index(column.name)])
+
+    def tables_holding(self, columns: Sequence[str]) -> tuple:
+        """The anonymized tables that hold every one of `columns`."""
+        wanted = {self.column(c).name for c in columns}
+        return tuple(t for t in self.anonymized if wanted <= set(t.columns))
+
+    def usable_tables(self, secret: str, known: Sequence[str]) -> tuple:
+        """Anonymized tables that hold the secret and at least one known column (spec §7).
+
+        Raises `ScenarioError` when the scenario cannot be attacked at all: an unknown column, no
+        known column, the secret among the known columns, the secret in no anonymized table, or
+        none of the known columns in any anonymized table. An empty result means every target abstains.
+        """
+        secret_name = self.column(secret).name
+        known_names = [self.column(c).name for c in known]
+        if not known_names:
+            raise ScenarioError(f"secret {secret!r}: no known columns given")
+        if secret_name in known_names:
+            raise ScenarioError(f"secret {secret!r} is also a known column")
+        if not self.tables_holding([secret_name]):
+            raise ScenarioError(f"secret {secret!r} is in no anonymized table")
+        if not any(set(known_names) & set(t.columns) for t in self.anonymized):
+            raise ScenarioError(f"none of the known columns {known_names} is in any anonymized table")
+        return tuple(t for t in self.tables_holding([secret_name]) if set(known_names) & set(t.columns))
+
+
+def _name(source: TableSource, default: str) -> str:
+    return default if isinstance(source, pd.DataFrame) else os.fspath(source)
+
+
+def _check_columns(tables: dict[str, pd.DataFrame], original: str, has_control: bool) -> None:
+    expected = list(tables[original].columns)
+    control = list(tables)[-1] if has_control else None
+    for name, table in tables.items():
+        extra = [c for c in table.columns if c not in expected]
+        if extra:
+            raise ReleaseError(f"{name}: column {extra[0]!r} is not in the original table {original}")
+        if name == control and len(table.columns) != len(expected):
+            missing = [c for c in expected if c not in table.columns]
+            raise ReleaseError(f"{name}: the control table lacks column {missing[0]!r} of the original")

@@ -1,0 +1,150 @@
+"""Column types and kinds, decided once over every table of a release.
+
+Typing: a column is numeric when every table holds numbers in it (CSV text that parses as
+numbers counts); otherwise it is text. Kind: a numeric column with more than `max_categories`
+distinct values is continuous, every other column categorical; `columns` overrides either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+import pandas as pd
+
+from alc_dask.data.encoding import Bins, CodeTable
+from alc_dask.data.errors import ReleaseError
+
+MAX_CATEGORIES = 20
+_NUMBER_TYPES = {"integer", "floating", "mixed-integer-float", "decimal", "boolean"}
+
+
+class ColumnKind(str, Enum):
+    CATEGORICAL = "categorical"
+    CONTINUOUS = "continuous"
+
+
+@dataclass(frozen=True, eq=False)
+class Column:
+    """One column of the release: its kind and how its values become codes.
+
+    Categorical: `codes` maps values to codes. Continuous: `bins` discretizes it when it is a secret
+    (the copy named `<name>__discretized`); as a known column its value is used as it is.
+    """
+
+    name: str
+    kind: ColumnKind
+    codes: CodeTable | None = None
+    bins: Bins | None = None
+
+    @property
+    def secret_codes(self) -> CodeTable | Bins:
+        """How the column's values are coded when it is the secret."""
+        return self.codes if self.kind is ColumnKind.CATEGORICAL else self.bins
+
+
+def parse_kind(column: str, kind: object) -> ColumnKind:
+    try:
+        return ColumnKind(kind)
+    except ValueError:
+        allowed = [k.value for k in ColumnKind]
+        raise ReleaseError(f"columns[{column!r}]: unknown kind {kind!r}; expected one of {allowed}") from None
+
+
+def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | None) -> tuple[dict[str, pd.Series], bool]:
+    """Give `column` one type in every table: float64 numbers (NaN missing) or text.
+
+    `parts` maps a table name to the column's values in that table. Returns the typed parts and
+    whether they are numeric. Text that parses as numbers (as CSV cells do) is numeric unless
+    another table holds non-numeric text in the column. Typed numbers in one table and
+    non-numeric text in another are an error unless the column is declared categorical, which
+    turns every value into text.
+    """
+    numbers, number_text, text, empty = {}, {}, {}, {}
+    for table, series in parts.items():
+        inferred = pd.api.types.infer_dtype(series, skipna=True)
+        if inferred == "empty":
+            empty[table] = series
+        elif inferred in _NUMBER_TYPES:
+            numbers[table] = _as_numbers(column, table, series)
+        elif inferred == "string":
+            parsed = pd.to_numeric(series, errors="coerce")
+            if parsed.notna().sum() == series.notna().sum():
+                number_text[table] = series
+            else:
+                text[table] = series
+        elif inferred in ("mixed-integer", "mixed") and _numbers_and_text(series):
+            if kind is not ColumnKind.CATEGORICAL:
+                raise ReleaseError(
+                    f"{table}: column {column!r} mixes numbers and text; declare it categorical in "
+                    "`columns` to treat every value as text"
+                )
+            text[table] = series.map(_as_text, na_action="ignore")
+        else:
+            raise ReleaseError(f"{table}: column {column!r} holds values that are neither numbers nor text ({inferred})")
+    if text and numbers and kind is not ColumnKind.CATEGORICAL:
+        number_table, text_table = next(iter(numbers)), next(iter(text))
+        raise ReleaseError(
+            f"column {column!r} cannot be typed consistently: numbers in {number_table} but text in "
+            f"{text_table} (e.g. {_first_non_number(text[text_table])!r}); declare it categorical in "
+            "`columns` to treat every value as text"
+        )
+    if text:
+        typed = {**text, **number_text, **{t: s.map(_as_text, na_action="ignore") for t, s in numbers.items()}}
+        typed.update({t: s.astype(object) for t, s in empty.items()})
+        return {table: typed[table] for table in parts}, False
+    typed = {**numbers, **{t: _as_numbers(column, t, pd.to_numeric(s)) for t, s in number_text.items()}}
+    typed.update({t: _as_numbers(column, t, s) for t, s in empty.items()})
+    return {table: typed[table] for table in parts}, True
+
+
+def infer_kind(column: str, typed: dict[str, pd.Series], numeric: bool, kind: ColumnKind | None,
+               max_categories: int = MAX_CATEGORIES) -> ColumnKind:
+    if kind is ColumnKind.CONTINUOUS and not numeric:
+        table, series = next((t, s) for t, s in typed.items() if _first_non_number(s) is not None)
+        raise ReleaseError(
+            f"{table}: column {column!r} is declared continuous but holds text (e.g. {_first_non_number(series)!r})"
+        )
+    if kind is not None:
+        return kind
+    if not numeric:
+        return ColumnKind.CATEGORICAL
+    distinct = pd.unique(pd.concat([s.dropna() for s in typed.values()], ignore_index=True))
+    return ColumnKind.CONTINUOUS if len(distinct) > max_categories else ColumnKind.CATEGORICAL
+
+
+def build_column(column: str, kind: ColumnKind, typed: dict[str, pd.Series], numeric: bool,
+                 released: list[str]) -> Column:
+    """The code table (over every table, control included) or the secret's bins (over the
+    original and the anonymized tables, named in `released`)."""
+    if kind is ColumnKind.CATEGORICAL:
+        return Column(column, kind, codes=CodeTable.from_values(list(typed.values()), numeric))
+    present = np.concatenate([typed[t].to_numpy(dtype=np.float64) for t in released if t in typed])
+    present = present[~np.isnan(present)]
+    low, high = (float(present.min()), float(present.max())) if present.size else (0.0, 0.0)
+    return Column(column, kind, bins=Bins(low, high))
+
+
+def _as_numbers(column: str, table: str, series: pd.Series) -> pd.Series:
+    numbers = pd.Series(series.to_numpy(dtype=np.float64, na_value=np.nan), index=series.index)
+    if np.isinf(numbers.to_numpy()).any():
+        raise ReleaseError(f"{table}: column {column!r} holds infinite values")
+    return numbers
+
+
+def _numbers_and_text(series: pd.Series) -> bool:
+    return all(isinstance(v, (str, int, float, np.number)) for v in series.dropna())
+
+
+def _as_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    number = float(value)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def _first_non_number(series: pd.Series) -> object:
+    parsed = pd.to_numeric(series, errors="coerce")
+    odd = series[series.notna() & parsed.isna()]
+    return odd.iloc[0] if len(odd) else None

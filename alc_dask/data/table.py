@@ -1,0 +1,70 @@
+"""`EncodedTable`: one release table as numpy arrays, the form every attack and search works on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from alc_dask.data.encoding import CODE_DTYPE
+
+
+@dataclass(frozen=True, eq=False)
+class EncodedTable:
+    """The rows of one table, column by column (each column contiguous, for the search kernels).
+
+    `codes[i]` holds the codes of categorical column `categorical[i]`; `values[j]` the numbers of
+    continuous column `continuous[j]`, NaN where missing. `value_min`/`value_max` are taken over the
+    whole table and kept by `rows()`, so a slice (a partition) normalizes distances exactly as the
+    whole table does.
+    """
+
+    name: str
+    categorical: tuple[str, ...]
+    continuous: tuple[str, ...]
+    codes: np.ndarray
+    values: np.ndarray
+    value_min: np.ndarray
+    value_max: np.ndarray
+
+    @classmethod
+    def build(cls, name: str, codes: dict[str, np.ndarray], values: dict[str, np.ndarray]) -> EncodedTable:
+        n_rows = len(next(iter({**codes, **values}.values())))
+        code_matrix = np.empty((len(codes), n_rows), dtype=CODE_DTYPE)
+        for i, column in enumerate(codes.values()):
+            code_matrix[i] = column
+        value_matrix = np.empty((len(values), n_rows), dtype=np.float64)
+        for j, column in enumerate(values.values()):
+            value_matrix[j] = column
+        return cls(name, tuple(codes), tuple(values), code_matrix, value_matrix, *_nan_range(value_matrix))
+
+    @property
+    def n_rows(self) -> int:
+        return self.codes.shape[1] if self.categorical else self.values.shape[1]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.categorical + self.continuous
+
+    def rows(self, index: slice | np.ndarray) -> EncodedTable:
+        """The given rows, each column copied contiguous; min/max stay those of the whole table."""
+        return replace(
+            self,
+            codes=np.ascontiguousarray(self.codes[:, index]),
+            values=np.ascontiguousarray(self.values[:, index]),
+        )
+
+    def split(self, rows_per_part: int) -> list[EncodedTable]:
+        """Consecutive slices of at most `rows_per_part` rows (at least one slice)."""
+        starts = range(0, max(self.n_rows, 1), rows_per_part)
+        return [self.rows(slice(start, start + rows_per_part)) for start in starts]
+
+
+def _nan_range(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    low = np.full(values.shape[0], np.nan)
+    high = np.full(values.shape[0], np.nan)
+    for j, column in enumerate(values):
+        present = column[~np.isnan(column)]
+        if present.size:
+            low[j], high[j] = present.min(), present.max()
+    return low, high

@@ -87,7 +87,7 @@ def best_prc(
     if max_interval <= 0:
         raise ValueError(f"max_interval must be positive; got {max_interval!r}")
     attempts = len(hits)
-    order = np.argsort(-conf, kind="stable")
+    order = np.argsort(-conf)  # order within a tie group is irrelevant: cuts fall between groups
     sorted_conf = conf[order]
     cumulative_correct = np.cumsum(hits[order])
     cut_ends = np.flatnonzero(np.append(sorted_conf[1:] != sorted_conf[:-1], True))

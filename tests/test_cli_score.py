@@ -1,0 +1,67 @@
+"""The alc-dask console script: demo and score, including bad files."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from alc_dask.cli import main
+from alc_dask.demo_predictions import example_predictions
+from alc_dask.score import score_predictions
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_console_script_runs_the_demo():
+    alc_dask = Path(sys.executable).with_name("alc-dask")
+    out = subprocess.run([str(alc_dask), "demo"], capture_output=True, text=True, check=True).stdout
+    assert "ALC" in out and "attack (best cut)" in out
+
+
+def test_score_file_matches_the_library(tmp_path):
+    frame = example_predictions(targets=500, seed=3)
+    path = tmp_path / "predictions.csv"
+    frame.to_csv(path, index=False)
+    result = run("score", str(path))
+    assert result.exit_code == 0, result.output
+    expected = score_predictions(frame)
+    assert f"ALC {expected.alc:.4f} ({expected.risk})" in result.output
+
+
+def test_score_reads_parquet(tmp_path):
+    path = tmp_path / "predictions.parquet"
+    example_predictions(targets=300).to_parquet(path)
+    assert run("score", str(path)).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "frame, message",
+    [
+        (pd.DataFrame({"kind": ["base"], "correct": [True]}), "missing column(s) ['confidence']"),
+        (pd.DataFrame({"kind": ["base", "atack"], "correct": [1, 0], "confidence": [0.5, 0.5]}), "'atack'"),
+        (pd.DataFrame({"kind": ["base", "base"], "correct": [1, 0], "confidence": [0.5, 0.5]}), "no rows with kind 'attack'"),
+        (pd.DataFrame({"kind": ["base", "attack"], "correct": ["yes", "no"], "confidence": [0.5, 0.5]}), "'correct'"),
+        (pd.DataFrame({"kind": ["base", "attack"], "correct": [1, 0], "confidence": [0.5, None]}), "confidence contains NaN"),
+    ],
+)
+def test_bad_prediction_files_name_file_and_column(tmp_path, frame, message):
+    path = tmp_path / "bad.csv"
+    frame.to_csv(path, index=False)
+    result = run("score", str(path))
+    assert result.exit_code != 0
+    assert str(path) in result.output and message in result.output
+
+
+def test_unknown_format_and_unreadable_file(tmp_path):
+    odd = tmp_path / "predictions.xlsx"
+    odd.write_text("x")
+    assert "unknown format" in run("score", str(odd)).output
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"not parquet")
+    result = run("score", str(broken))
+    assert result.exit_code != 0 and "cannot be read" in result.output

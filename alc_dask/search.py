@@ -1,0 +1,178 @@
+"""Nearest-row search over one or many anonymized tables, each whole or split into partitions.
+
+For a batch of targets, every usable table is searched with the Numba kernel, block by block, and
+the partial results are reduced: the smallest distance key wins and the histograms of the blocks
+at that key are added. Min and integer addition are exact, so the answer is the same for one
+partition or a hundred, in process or on a Dask cluster.
+
+Continuous columns are normalized per query and per table: the range is taken over the whole
+table (not a partition) and the query value, so a query outside the table's span still scales
+into [0, 1] and a batch's other queries do not change its distances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import dask
+import numpy as np
+
+from alc_dask.data import Bins, Column, ColumnKind, EncodedTable, Release
+from alc_dask.kernels import NO_MATCH, best_match_histograms
+
+SPLIT_EVERY = 8
+"""Partial results combined per task of the reduction tree."""
+
+
+@dataclass(frozen=True, eq=False)
+class PartitionedTable:
+    """An encoded anonymized table as blocks of rows: in-process `EncodedTable`s or Dask futures.
+
+    Carries the whole table's metadata (columns, continuous min/max) so queries are prepared
+    without touching the blocks.
+    """
+
+    name: str
+    categorical: tuple[str, ...]
+    continuous: tuple[str, ...]
+    value_min: np.ndarray
+    value_max: np.ndarray
+    n_rows: int
+    blocks: tuple
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.categorical + self.continuous
+
+
+def partition_table(table: EncodedTable, rows_per_partition: int, client=None) -> PartitionedTable:
+    """Split `table` into blocks; with a `distributed.Client`, scatter them to its workers."""
+    if rows_per_partition < 1:
+        raise ValueError(f"rows_per_partition must be at least 1, got {rows_per_partition}")
+    blocks = table.split(rows_per_partition)
+    if client is not None:
+        blocks = client.scatter(blocks)
+    return PartitionedTable(table.name, table.categorical, table.continuous, table.value_min,
+                            table.value_max, table.n_rows, tuple(blocks))
+
+
+def partition(release: Release, rows_per_partition: int, client=None) -> Release:
+    """The release with every anonymized table partitioned (and scattered, given a client)."""
+    tables = tuple(partition_table(t, rows_per_partition, client) for t in release.anonymized)
+    return replace(release, anonymized=tables)
+
+
+@dataclass(frozen=True, eq=False)
+class Matches:
+    """Per query: the minimum distance key (`rint(1000 d)`, `NO_MATCH` if no row) and the
+    histogram of the secret's codes among the rows at that minimum."""
+
+    key: np.ndarray
+    histogram: np.ndarray
+
+    @property
+    def distance(self) -> np.ndarray:
+        """The minimum distance rounded to 3 decimals; NaN where no row matched."""
+        return np.where(self.key == NO_MATCH, np.nan, self.key / 1000.0)
+
+    def combine(self, other: Matches) -> Matches:
+        key = np.minimum(self.key, other.key)
+        histogram = (self.histogram * (self.key == key)[:, None]
+                     + other.histogram * (other.key == key)[:, None])
+        return Matches(key, histogram)
+
+
+@dataclass(frozen=True, eq=False)
+class TableQuery:
+    """A batch of targets laid out for the kernel against one table's columns."""
+
+    codes: np.ndarray
+    values: np.ndarray
+    inv_range: np.ndarray
+    cat_columns: np.ndarray
+    cont_columns: np.ndarray
+    secret_index: int
+    secret_bins: Bins | None
+    n_secret_codes: int
+    n_known: int
+    missing_weight: float
+
+
+def prepare_query(targets: EncodedTable, table, secret: Column, known: Sequence[str]) -> TableQuery:
+    """Lay out `targets` for `table` (an `EncodedTable` or `PartitionedTable` holding the secret)."""
+    cat = [c for c in known if c in table.categorical]
+    cont = [c for c in known if c in table.continuous]
+    target_values = np.stack([targets.values[targets.continuous.index(c)] for c in cont], axis=1) \
+        if cont else np.empty((targets.n_rows, 0))
+    low = np.array([table.value_min[table.continuous.index(c)] for c in cont])
+    high = np.array([table.value_max[table.continuous.index(c)] for c in cont])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        span = np.fmax(high, target_values) - np.fmin(low, target_values)
+        inv_range = np.where(np.isnan(span) | (span == 0), 1.0, 1.0 / span)
+    categorical = secret.kind is ColumnKind.CATEGORICAL
+    return TableQuery(
+        codes=np.ascontiguousarray(np.stack([targets.codes[targets.categorical.index(c)] for c in cat], axis=1)
+                                   if cat else np.empty((targets.n_rows, 0), dtype=np.int32)),
+        values=np.ascontiguousarray(target_values),
+        inv_range=np.ascontiguousarray(inv_range),
+        cat_columns=np.array([table.categorical.index(c) for c in cat], dtype=np.int64),
+        cont_columns=np.array([table.continuous.index(c) for c in cont], dtype=np.int64),
+        secret_index=(table.categorical if categorical else table.continuous).index(secret.name),
+        secret_bins=None if categorical else secret.bins,
+        n_secret_codes=secret.secret_codes.n_codes,
+        n_known=len(known),
+        missing_weight=0.5 * (len(known) - len(cat) - len(cont)),
+    )
+
+
+def search_block(block: EncodedTable, query: TableQuery) -> Matches:
+    """Run the kernel on one block of rows."""
+    if query.secret_bins is None:
+        secret = block.codes[query.secret_index]
+    else:
+        secret = query.secret_bins.encode(block.values[query.secret_index])
+    key, histogram = best_match_histograms(
+        query.codes, query.values, query.inv_range, block.codes, block.values, query.cat_columns,
+        query.cont_columns, np.ascontiguousarray(secret), query.n_secret_codes, query.n_known,
+        query.missing_weight,
+    )
+    return Matches(key, histogram)
+
+
+def best_matches(targets: EncodedTable, tables: Sequence, secret: Column, known: Sequence[str],
+                 client=None, split_every: int = SPLIT_EVERY) -> Matches:
+    """Minimum distance and secret histogram at the minimum, per target, over all `tables`.
+
+    `tables` hold the secret and at least one known column each. `EncodedTable`s are searched in
+    process; `PartitionedTable`s through Dask: one task per block, tree-reduced, computed on
+    `client` or on the default scheduler.
+    """
+    if not tables:
+        raise ValueError("best_matches needs at least one table")
+    queries = [(t, prepare_query(targets, t, secret, known)) for t in tables]
+    partials, partitioned = [], []
+    for table, query in queries:
+        if isinstance(table, PartitionedTable):
+            shared = dask.delayed(query, pure=True)
+            partitioned += [dask.delayed(search_block, pure=True)(b, shared) for b in table.blocks]
+        else:
+            partials.append(search_block(table, query))
+    if partitioned:
+        reduced = _tree_reduce(partitioned, split_every)
+        partials.append(client.compute(reduced).result() if client is not None else reduced.compute())
+    return _combine_all(*partials)
+
+
+def _combine_all(*partials: Matches) -> Matches:
+    result = partials[0]
+    for other in partials[1:]:
+        result = result.combine(other)
+    return result
+
+
+def _tree_reduce(parts: list, split_every: int):
+    while len(parts) > 1:
+        parts = [dask.delayed(_combine_all, pure=True)(*parts[i : i + split_every])
+                 for i in range(0, len(parts), split_every)]
+    return parts[0]

@@ -1,0 +1,77 @@
+"""Partitioned search: the same matches for any split, several tables, threads and a real cluster."""
+
+import dask
+import numpy as np
+import pytest
+
+from alc_dask import Release
+from alc_dask.search import Matches, best_matches, partition, partition_table
+
+KNOWN = ["c0", "c1", "k", "x0", "x1"]
+
+
+@pytest.fixture
+def release(make_table):
+    rng = np.random.default_rng(11)
+    return Release.load(
+        make_table(rng, 50),
+        [make_table(rng, 700, extra_letter="e"), make_table(rng, 400).drop(columns=["x0", "c1"])],
+        columns={"x2": "continuous"},
+    )
+
+
+def assert_same(a: Matches, b: Matches):
+    np.testing.assert_array_equal(a.key, b.key)
+    np.testing.assert_array_equal(a.histogram, b.histogram)
+
+
+@pytest.mark.parametrize("rows_per_partition", [1, 13, 256, 10_000])
+@pytest.mark.parametrize("secret", ["c2", "x2"])
+def test_partitions_do_not_change_matches(release, rows_per_partition, secret):
+    whole = best_matches(release.original, release.anonymized, release.column(secret), KNOWN)
+    parts = partition(release, rows_per_partition)
+    with dask.config.set(scheduler="threads"):
+        split = best_matches(parts.original, parts.anonymized, parts.column(secret), KNOWN, split_every=3)
+    assert_same(whole, split)
+    assert whole.histogram.sum(axis=1).min() >= 1
+
+
+def test_several_tables_reduce_like_one_at_a_time(release):
+    secret = release.column("c2")
+    both = best_matches(release.original, release.anonymized, secret, KNOWN)
+    first, second = (best_matches(release.original, [t], secret, KNOWN) for t in release.anonymized)
+    np.testing.assert_array_equal(both.key, np.minimum(first.key, second.key))
+    expected = first.histogram * (first.key == both.key)[:, None] + second.histogram * (second.key == both.key)[:, None]
+    np.testing.assert_array_equal(both.histogram, expected)
+    assert (first.key != second.key).any() and (first.key == second.key).any()
+
+
+def test_mixed_in_process_and_partitioned_tables(release):
+    secret = release.column("x2")
+    whole = best_matches(release.original, release.anonymized, secret, KNOWN)
+    mixed = [release.anonymized[0], partition_table(release.anonymized[1], 50)]
+    assert_same(whole, best_matches(release.original, mixed, secret, KNOWN))
+
+
+def test_query_batch_does_not_change_a_query(release):
+    secret = release.column("c2")
+    batch = best_matches(release.original, release.anonymized, secret, KNOWN)
+    for row in (0, 17, 49):
+        alone = best_matches(release.targets([row]), release.anonymized, secret, KNOWN)
+        np.testing.assert_array_equal(alone.key, batch.key[[row]])
+        np.testing.assert_array_equal(alone.histogram, batch.histogram[[row]])
+
+
+def test_local_cluster_equals_in_process(release):
+    distributed = pytest.importorskip("distributed")
+    expected = best_matches(release.original, release.anonymized, release.column("x2"), KNOWN)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        parts = partition(release, 97, client=client)
+        on_cluster = best_matches(parts.original, parts.anonymized, parts.column("x2"), KNOWN, client=client)
+    assert_same(expected, on_cluster)
+
+
+def test_partition_size_must_be_positive(release):
+    with pytest.raises(ValueError, match="rows_per_partition"):
+        partition(release, 0)

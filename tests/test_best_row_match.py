@@ -1,0 +1,142 @@
+"""The best row match attack against spec §7 written directly on the raw tables."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from alc_dask import Release
+from alc_dask.attacks import ABSTAINED, BestRowMatch
+from alc_dask.data import ScenarioError
+from alc_dask.search import partition
+
+
+def spec_attack(original, anonymized, kinds, secret, known, rows, bins=20):
+    """(secret label, confidence) per target from the raw DataFrames; label is a value or a bin index."""
+    usable = [t for t in anonymized if secret in t.columns and set(known) & set(t.columns)]
+    if kinds[secret] == "continuous":
+        spread = pd.concat([original[secret]] + [t[secret] for t in anonymized if secret in t.columns])
+        low, high = spread.min(), spread.max()
+
+        def label(values):
+            return np.where(values.isna(), bins, np.clip(np.floor((values - low) / ((high - low) / bins)), 0, bins - 1))
+    else:
+        def label(values):
+            return values.astype(object).where(values.notna(), None)
+    results = []
+    for row in rows:
+        target, best, matched = original.iloc[row], np.inf, []
+        for table in usable:
+            present = [c for c in known if c in table.columns]
+            order = [c for c in present if kinds[c] == "categorical"] + [c for c in present if kinds[c] == "continuous"]
+            total = np.zeros(len(table))
+            for column in order:
+                x, y = target[column], table[column]
+                if kinds[column] == "categorical":
+                    same = (y == x) | (y.isna() & pd.isna(x))
+                    total += ~same.to_numpy()
+                elif pd.isna(x):
+                    total += y.notna().to_numpy()
+                else:
+                    span = max(y.max(), x) - min(y.min(), x)
+                    d = np.abs(x - y.to_numpy()) / (span if span > 0 else 1.0)
+                    total += np.where(np.isnan(d), 1.0, np.minimum(d, 1.0))
+            distance = np.round((total + 0.5 * (len(known) - len(present))) / len(known), 3)
+            if distance.min() < best:
+                best, matched = distance.min(), []
+            if distance.min() == best:
+                matched += list(label(table[secret])[distance == best])
+        counts = pd.Series([("~" if v is None else v) for v in matched]).value_counts()
+        top = min((v for v in counts.index if counts[v] == counts.max()), key=lambda v: (v == "~", v))
+        results.append((None if top == "~" else top, np.round((1 - best) * counts.max() / len(matched), 3)))
+    return results
+
+
+@pytest.fixture
+def tables(make_table):
+    rng = np.random.default_rng(5)
+    original = make_table(rng, 40)
+    anonymized = [make_table(rng, 500, extra_letter="e"), make_table(rng, 300).drop(columns=["x0", "c1"]),
+                  make_table(rng, 200).drop(columns=["c2", "x2"])]
+    return original, anonymized
+
+
+KINDS = {"c0": "categorical", "c1": "categorical", "c2": "categorical", "k": "categorical",
+         "x0": "continuous", "x1": "continuous", "x2": "continuous"}
+
+
+@pytest.mark.parametrize(("secret", "known"), [
+    ("c2", ["c0", "c1", "k", "x0", "x1"]),
+    ("x2", ["c0", "x1"]),
+    ("x0", ["c1", "k", "x2"]),
+    ("k", ["x0"]),
+])
+def test_attack_equals_spec(tables, secret, known):
+    original, anonymized = tables
+    release = Release.load(original, anonymized, columns={"x2": "continuous"})
+    rows = np.arange(len(original))
+    predictions = BestRowMatch().predict(release, secret, known, rows)
+    expected = spec_attack(original, anonymized, KINDS, secret, known, rows)
+    if KINDS[secret] == "continuous":
+        labels = list(predictions.codes.astype(float))
+    else:
+        labels = list(release.decode(secret, predictions.codes))
+    assert labels == [label for label, _ in expected]
+    np.testing.assert_array_equal(predictions.confidence, [confidence for _, confidence in expected])
+    assert not predictions.abstained.any()
+
+
+def test_partitioned_release_predicts_the_same(tables):
+    release = Release.load(tables[0], tables[1], columns={"x2": "continuous"})
+    attack = BestRowMatch(split_every=2)
+    whole = attack.predict(release, "x2", ["c0", "k", "x1"], np.arange(40))
+    split = attack.predict(partition(release, 37), "x2", ["c0", "k", "x1"], np.arange(40))
+    for a, b in zip(whole, split):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_control_targets(make_table):
+    rng = np.random.default_rng(3)
+    original, control = make_table(rng, 30), make_table(rng, 20, extra_letter="q")
+    anonymized = make_table(rng, 100)
+    release = Release.load(original, [anonymized], control=control)
+    predictions = BestRowMatch().predict(release, "c2", ["c0", "x0"], np.arange(20), source="control")
+    expected = spec_attack(control, [anonymized], KINDS, "c2", ["c0", "x0"], range(20))
+    assert list(release.decode("c2", predictions.codes)) == [label for label, _ in expected]
+
+
+def test_abstains_when_no_table_holds_secret_and_known(make_table):
+    rng = np.random.default_rng(4)
+    original = make_table(rng, 20)
+    release = Release.load(original, [make_table(rng, 50)[["c0", "c1"]], make_table(rng, 50)[["c2", "k"]]])
+    predictions = BestRowMatch().predict(release, "c2", ["c0"], np.arange(5))
+    assert predictions.abstained.all()
+    assert (predictions.codes == ABSTAINED).all() and (predictions.confidence == 0).all()
+
+
+@pytest.mark.parametrize(("secret", "known", "message"), [
+    ("c2", ["c0"], "secret 'c2' is in no anonymized table"),
+    ("c0", ["c2", "k"], "none of the known columns"),
+    ("c0", [], "no known columns"),
+    ("c0", ["c0", "c1"], "also a known column"),
+    ("nope", ["c1"], "unknown column 'nope'"),
+])
+def test_scenario_errors(make_table, secret, known, message):
+    rng = np.random.default_rng(4)
+    release = Release.load(make_table(rng, 20), [make_table(rng, 50)[["c0", "c1"]]])
+    with pytest.raises(ScenarioError, match=message):
+        BestRowMatch().predict(release, secret, known, np.arange(3))
+
+
+def test_attack_on_several_real_tables(shared_data):
+    folder = shared_data / "tx2019"
+    original = pd.read_csv(folder / "original.csv", dtype=str)
+    anonymized = [pd.read_csv(folder / f"syn_{i}.csv", dtype=str) for i in range(5)]
+    for table in [original, *anonymized]:
+        table["DENSITY"] = table["DENSITY"].astype(float)
+    release = Release.load(original, anonymized)
+    known, rows = ["PUMA", "SEX", "EDU", "DENSITY"], np.arange(0, 9000, 450)
+    predictions = BestRowMatch().predict(release, "MSP", known, rows)
+    kinds = {c: "categorical" for c in known + ["MSP"]} | {"DENSITY": "continuous"}
+    expected = spec_attack(original, anonymized, kinds, "MSP", known, rows)
+    assert list(release.decode("MSP", predictions.codes)) == [label for label, _ in expected]
+    np.testing.assert_array_equal(predictions.confidence, [confidence for _, confidence in expected])

@@ -64,7 +64,7 @@ def best_match_histograms(
                     inv = query_inv_range[q, j]
                     for r in range(width):
                         d = abs(x - column[r]) * inv
-                        total[r] += d if d < 1.0 else 1.0
+                        total[r] += d if d < 1.0 else 1.0  # NaN (missing row value) gives 1.0
             bound = _sum_bound(best[q], n_known, missing_weight)
             for r in range(width):
                 if total[r] <= bound:

@@ -2,7 +2,6 @@
 
 import gower
 import numpy as np
-import pandas as pd
 import pytest
 
 from alc_dask import Release

@@ -9,10 +9,9 @@ import pandas as pd
 
 from alc_dask.data.errors import ReleaseError
 
-Source = "str | os.PathLike | pd.DataFrame"
-
 _COMPRESSIONS = {".gz", ".bz2", ".zip", ".xz", ".zst"}
 _FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+
 
 def table_format(path: str) -> str:
     """'csv' or 'parquet', from the file name (a compression suffix such as .gz is skipped)."""

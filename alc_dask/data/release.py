@@ -58,15 +58,14 @@ class Release:
             anonymized = [anonymized]
         if not anonymized:
             raise ReleaseError("a release needs at least one anonymized table")
-        tables = {_name(original, "original"): read_table(original, _name(original, "original"))}
-        for i, source in enumerate(anonymized):
-            name = _name(source, f"anonymized[{i}]")
-            if name in tables:
-                name = f"{name} (anonymized[{i}])"
-            tables[name] = read_table(source, name)
+        sources = [(original, "original"), *((s, f"anonymized[{i}]") for i, s in enumerate(anonymized))]
         if control is not None:
-            name = _name(control, "control")
-            tables[name if name not in tables else f"{name} (control)"] = read_table(control, name)
+            sources.append((control, "control"))
+        tables = {}
+        for source, role in sources:
+            name = role if isinstance(source, pd.DataFrame) else os.fspath(source)
+            name = f"{name} ({role})" if name in tables else name
+            tables[name] = read_table(source, name)
         names = list(tables)
         original_name, released = names[0], names[: len(anonymized) + 1]
         _check_columns(tables, original_name, has_control=control is not None)
@@ -146,10 +145,6 @@ class Release:
         if not any(set(known_names) & set(t.columns) for t in self.anonymized):
             raise ScenarioError(f"none of the known columns {known_names} is in any anonymized table")
         return tuple(t for t in self.tables_holding([secret_name]) if set(known_names) & set(t.columns))
-
-
-def _name(source: TableSource, default: str) -> str:
-    return default if isinstance(source, pd.DataFrame) else os.fspath(source)
 
 
 def _check_columns(tables: dict[str, pd.DataFrame], original: str, has_control: bool) -> None:

@@ -1,0 +1,213 @@
+"""Benchmark of the nearest-row search: kernel throughput against peers, and scaling with rows.
+
+Run from the project root:  .venv/bin/python benchmarks/bench_search.py
+It prints Markdown tables (the figures of benchmarks/RESULTS-search.md). The Anonymeter peer needs
+its own environment (it pins numpy < 1.27); the script creates it on first use with
+    python3 -m venv bench-envs/anonymeter && bench-envs/anonymeter/bin/pip install anonymeter
+or skips it with --no-anonymeter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+ANONYMETER_ENV = ROOT / "bench-envs" / "anonymeter"
+SEED = 2024
+
+
+# --- data --------------------------------------------------------------------------------------
+
+def encoded_table(seed: int, n_rows: int, n_cat: int, n_cont: int, name: str = "anonymized"):
+    """Random encoded rows: `n_cat` categorical columns of 8 codes plus the secret (5 codes) and
+    `n_cont` continuous columns on a 1/1000 grid of [0, 1] (spanning it, so min/max are 0 and 1)."""
+    from alc_dask.data import EncodedTable
+
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 8, (n_cat + 1, n_rows), dtype=np.int32)
+    codes[n_cat] %= 5
+    values = rng.integers(0, 1001, (n_cont, n_rows)).astype(np.float64) / 1000
+    values[:, 0], values[:, 1 % n_rows] = 0.0, 1.0
+    return EncodedTable(name, tuple(f"c{i}" for i in range(n_cat)) + ("secret",),
+                        tuple(f"x{j}" for j in range(n_cont)), codes, values,
+                        np.zeros(n_cont), np.ones(n_cont))
+
+
+def as_frame(table, known_cat, known_cont) -> pd.DataFrame:
+    """The encoded table as the mixed-type DataFrame the peers take (text categories, numbers)."""
+    frame = {c: pd.Series(table.codes[i]).map(lambda v: f"v{v}").astype(object)
+             for i, c in enumerate(table.categorical) if c in known_cat}
+    frame |= {c: table.values[j] for j, c in enumerate(table.continuous) if c in known_cont}
+    return pd.DataFrame(frame)
+
+
+# --- throughput --------------------------------------------------------------------------------
+
+def throughput(n_rows: int, n_queries: int, n_cat: int, n_cont: int, gower_queries: int, anonymeter: bool):
+    import numba
+
+    from alc_dask.data import CodeTable, Column, ColumnKind
+    from alc_dask.search import best_matches
+
+    numba.set_num_threads(1)
+    table = encoded_table(SEED, n_rows, n_cat, n_cont)
+    queries = encoded_table(SEED + 1, n_queries, n_cat, n_cont, name="queries")
+    known = list(table.categorical[:-1] + table.continuous)
+    secret = Column("secret", ColumnKind.CATEGORICAL, codes=CodeTable(np.arange(5)))
+    cells = n_queries * n_rows * len(known)
+    best_matches(queries.rows(slice(0, 2)), [table], secret, known)  # compile
+    ours = min(_timed(lambda: best_matches(queries, [table], secret, known)) for _ in range(3))
+    rows = [("alc_dask kernel (1 core)", n_queries, ours, cells / ours)]
+
+    import gower
+
+    frame, query_frame = as_frame(table, known, known), as_frame(queries, known, known)
+    cat_features = [c in table.categorical for c in frame.columns]
+    some = query_frame.head(gower_queries)
+    seconds = _timed(lambda: [gower.gower_matrix(some.iloc[[i]], frame, cat_features=cat_features)
+                              for i in range(len(some))])
+    rows.append(("gower.gower_matrix", gower_queries, seconds, gower_queries * n_rows * len(known) / seconds))
+
+    if anonymeter:
+        result = run_anonymeter(query_frame, frame)
+        rows.append(("anonymeter MixedTypeKNeighbors (n_jobs=1)", result["queries"], result["seconds"],
+                     result["queries"] * n_rows * len(known) / result["seconds"]))
+    print(f"\n### Kernel throughput: {n_rows} anonymized rows x {len(known)} known columns "
+          f"({n_cat} categorical, {n_cont} continuous), {n_queries} queries, one core\n")
+    print("| search | queries timed | seconds | cells/s | alc_dask speed-up |")
+    print("|---|---|---|---|---|")
+    for name, timed_queries, seconds, rate in rows:
+        print(f"| {name} | {timed_queries} | {seconds:.3f} | {rate:.3g} | {rows[0][3] / rate:.0f}x |")
+
+
+def run_anonymeter(queries: pd.DataFrame, candidates: pd.DataFrame) -> dict:
+    python = ANONYMETER_ENV / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(ANONYMETER_ENV)], check=True)
+        subprocess.run([str(ANONYMETER_ENV / "bin" / "pip"), "install", "--quiet", "anonymeter"], check=True)
+    with tempfile.TemporaryDirectory() as folder:
+        queries.to_parquet(Path(folder) / "queries.parquet")
+        candidates.to_parquet(Path(folder) / "candidates.parquet")
+        env = {**os.environ, "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+        out = subprocess.run([str(python), str(Path(__file__).with_name("peer_anonymeter.py")),
+                              f"{folder}/queries.parquet", f"{folder}/candidates.parquet"],
+                             check=True, capture_output=True, text=True, env=env)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# --- scaling -----------------------------------------------------------------------------------
+
+def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: int, rows_per_partition: int) -> dict:
+    """One measurement, in a fresh process so that peak memory is this run's own.
+
+    workers = 0: in process, one thread. workers >= 1: a local Dask cluster of that many
+    single-threaded worker processes; each worker generates its own partitions.
+    """
+    import dask
+
+    from alc_dask.data import CodeTable, Column, ColumnKind
+    from alc_dask.search import PartitionedTable, best_matches
+
+    template = encoded_table(0, 2, n_cat, n_cont)
+    queries = encoded_table(SEED + 1, n_queries, n_cat, n_cont, name="queries")
+    known = list(template.categorical[:-1] + template.continuous)
+    secret = Column("secret", ColumnKind.CATEGORICAL, codes=CodeTable(np.arange(5)))
+    sizes = [min(rows_per_partition, n_rows - s) for s in range(0, n_rows, rows_per_partition)]
+    best_matches(queries.rows(slice(0, 2)), [template], secret, known)  # compile in this process
+
+    def partitioned(blocks):
+        return PartitionedTable("anonymized", template.categorical, template.continuous,
+                                template.value_min, template.value_max, n_rows, tuple(blocks))
+
+    if workers == 0:
+        blocks = [encoded_table(SEED + i, size, n_cat, n_cont) for i, size in enumerate(sizes)]
+        with dask.config.set(scheduler="synchronous"):
+            start = time.perf_counter()
+            best_matches(queries, [partitioned(blocks)], secret, known)
+            seconds = time.perf_counter() - start
+        return {"seconds": seconds, "peak_mib": _peak_mib()}
+
+    from distributed import Client, LocalCluster, wait
+
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None, memory_limit="10GiB") as cluster, Client(cluster) as client:
+        client.run(lambda: best_matches(queries.rows(slice(0, 2)), [template], secret, known))
+        blocks = client.persist([dask.delayed(encoded_table)(SEED + i, size, n_cat, n_cont)
+                                 for i, size in enumerate(sizes)])
+        wait(blocks)
+        start = time.perf_counter()
+        best_matches(queries, [partitioned(blocks)], secret, known, client=client)
+        seconds = time.perf_counter() - start
+        worker_peaks = client.run(_peak_mib)
+    return {"seconds": seconds, "peak_mib": _peak_mib() + sum(worker_peaks.values())}
+
+
+def scaling(row_counts, n_queries, n_cat, n_cont, rows_per_partition, worker_rows):
+    runs = [(n, 0) for n in row_counts] + [(worker_rows, 1), (worker_rows, 2)]
+    results = {}
+    for n_rows, workers in runs:
+        out = subprocess.run([sys.executable, __file__, "--scaling-run", str(n_rows), str(workers),
+                              "--queries", str(n_queries), "--categorical", str(n_cat),
+                              "--continuous", str(n_cont), "--rows-per-partition", str(rows_per_partition)],
+                             check=True, capture_output=True, text=True)
+        results[n_rows, workers] = json.loads(out.stdout.strip().splitlines()[-1])
+    known = n_cat + n_cont
+    print(f"\n### Scaling: {n_queries} queries x {known} known columns ({n_cat} categorical, {n_cont} "
+          f"continuous), partitions of {rows_per_partition} rows\n")
+    print("| anonymized rows | where | seconds | seconds per 1e6 rows | cells/s | peak memory (MiB) |")
+    print("|---|---|---|---|---|---|")
+    for (n_rows, workers), r in results.items():
+        where = "in process, 1 thread" if workers == 0 else f"LocalCluster, {workers} worker(s) x 1 thread"
+        print(f"| {n_rows:.0e} | {where} | {r['seconds']:.2f} | {r['seconds'] / n_rows * 1e6:.3f} | "
+              f"{n_queries * n_rows * known / r['seconds']:.3g} | {r['peak_mib']:.0f} |")
+    one, two = results[worker_rows, 1]["seconds"], results[worker_rows, 2]["seconds"]
+    print(f"\nSpeed-up from 1 to 2 Dask workers on {worker_rows:.0e} rows: {one / two:.2f}x")
+
+
+def _timed(work) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000, 10_000_000],
+                        help="anonymized rows of the scaling runs")
+    parser.add_argument("--queries", type=int, default=1000, help="queries of the scaling runs")
+    parser.add_argument("--categorical", type=int, default=10, help="known categorical columns (scaling)")
+    parser.add_argument("--continuous", type=int, default=10, help="known continuous columns (scaling)")
+    parser.add_argument("--rows-per-partition", type=int, default=250_000)
+    parser.add_argument("--worker-rows", type=int, default=10_000_000, help="rows of the 1 vs 2 worker runs")
+    parser.add_argument("--gower-queries", type=int, default=50, help="queries timed for the gower package")
+    parser.add_argument("--no-anonymeter", action="store_true", help="skip the Anonymeter peer")
+    parser.add_argument("--scaling-run", type=int, nargs=2, metavar=("ROWS", "WORKERS"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.scaling_run:
+        n_rows, workers = args.scaling_run
+        print(json.dumps(scaling_run(n_rows, args.queries, args.categorical, args.continuous, workers,
+                                     args.rows_per_partition)))
+        return
+    print(f"# Search benchmark ({os.cpu_count()} cores; command: python benchmarks/bench_search.py "
+          f"{' '.join(sys.argv[1:])})")
+    throughput(30_000, 500, 7, 7, args.gower_queries, not args.no_anonymeter)
+    scaling(args.rows, args.queries, args.categorical, args.continuous, args.rows_per_partition, args.worker_rows)
+
+
+if __name__ == "__main__":
+    main()

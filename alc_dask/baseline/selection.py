@@ -1,0 +1,94 @@
+"""Choose the baseline model of a scenario by the best PRC it reaches on held-out original rows.
+
+The chosen model's PRC is the *expected base PRC*, which the halting rules compare with the base
+PRC measured on the targets. Selection fits on a subsample (``selection_train_rows``): the ranking
+of candidates is stable long before the full table, and it is the most expensive step of a scenario.
+"""
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import train_test_split
+
+from alc_dask.baseline.features import FeatureLayout
+from alc_dask.baseline.zoo import DEFAULT_CANDIDATES, build_model
+from alc_dask.measure import MeasureSettings
+
+SMALL_TABLE_ROWS = 6000
+"""Below this many rows half the table is the test split; above, ``selection_test_rows`` rows."""
+
+
+@dataclass(frozen=True)
+class BaselineSettings:
+    candidates: tuple[str, ...] = DEFAULT_CANDIDATES
+    trees: int = 100
+    selection_train_rows: int = 5000
+    selection_test_rows: int = 3000
+    training_rows: int | None = None
+    """At most this many rows (sampled) train each block's model; None: all rows outside the block."""
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    name: str
+    expected_prc: float
+    scores: dict[str, float] = field(default_factory=dict)
+    """PRC of every candidate on the test split (NaN where it could not be fitted)."""
+
+
+def predict_with_confidence(model, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Predicted codes and their probability (the rank score of a baseline prediction)."""
+    proba = model.predict_proba(X)
+    best = proba.argmax(axis=1)
+    return model.classes_[best].astype(np.int32), proba[np.arange(len(best)), best]
+
+
+def fit_quietly(model, X: np.ndarray, y: np.ndarray):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return model.fit(X, y)
+
+
+def select_model(
+    X: np.ndarray,
+    y: np.ndarray,
+    layout: FeatureLayout,
+    settings: BaselineSettings = BaselineSettings(),
+    measure: MeasureSettings = MeasureSettings(),
+    seed: int = 0,
+    tight_interval: float = 0.1,
+    loose_interval: float = 0.25,
+) -> ModelChoice:
+    """Fit every candidate on a train split, keep the one with the best PRC on the test split."""
+    X_train, X_test, y_train, y_test = _split(X, y, settings, seed)
+    scores = {}
+    for name in settings.candidates:
+        try:
+            model = fit_quietly(build_model(name, layout, settings.trees, seed), X_train, y_train)
+        except ValueError:
+            scores[name] = float("nan")  # e.g. no column is one-to-one with the secret
+            continue
+        codes, confidence = predict_with_confidence(model, X_test)
+        correct = codes == y_test
+        result = measure.best_prc(correct, confidence, tight_interval)
+        if not result.found:
+            result = measure.best_prc(correct, confidence, loose_interval)
+        scores[name] = result.prc
+    fitted = {name: score for name, score in scores.items() if not np.isnan(score)}
+    if not fitted:
+        raise ValueError(f"no baseline candidate could be fitted among {list(settings.candidates)}")
+    name = max(fitted, key=fitted.get)  # first of equals: candidates are listed cheapest first
+    return ModelChoice(name, fitted[name], scores)
+
+
+def _split(X, y, settings: BaselineSettings, seed: int):
+    test_size = len(y) // 2 if len(y) < SMALL_TABLE_ROWS else min(settings.selection_test_rows, len(y) // 2)
+    _, counts = np.unique(y, return_counts=True)
+    stratify = y if counts.min() >= 2 else None
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=test_size, random_state=seed, stratify=stratify)
+    if len(y_train) > settings.selection_train_rows:
+        keep = np.random.default_rng(seed).choice(len(y_train), settings.selection_train_rows, replace=False)
+        X_train, y_train = X_train[keep], y_train[keep]
+    return X_train, X_test, y_train, y_test

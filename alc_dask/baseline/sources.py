@@ -1,0 +1,101 @@
+"""Where a scenario's baseline predictions come from, one block of targets at a time.
+
+- ``ml`` (ours): the selected model, trained on the original minus the block.
+- ``prior`` (the paper's comparison): the attack itself, run on a swap-anonymized copy of the
+  original minus the block.
+- ``control`` (Anonymeter style): the attack run on held-out control records against the release.
+"""
+
+from dataclasses import replace
+from enum import StrEnum
+
+import numpy as np
+
+from alc_dask.anonymize import swap_encoded
+from alc_dask.baseline.blocks import block_predictions, fit_without_block
+from alc_dask.baseline.features import FeatureLayout
+from alc_dask.baseline.selection import BaselineSettings, ModelChoice, select_model
+from alc_dask.data import Release, ScenarioError
+from alc_dask.measure import MeasureSettings
+
+
+class BaselineMode(StrEnum):
+    ML = "ml"
+    PRIOR = "prior"
+    CONTROL = "control"
+
+
+class MlBaseline:
+    """Model selection once per scenario; the chosen model refitted per block."""
+
+    def __init__(self, release: Release, secret: str, known, settings: BaselineSettings, measure: MeasureSettings, seed: int):
+        self.layout = FeatureLayout.of(release, known)
+        self.X = self.layout.matrix(release.original)
+        self.y = release.true_codes(secret, release.original)
+        self.settings, self.seed = settings, seed
+        self.choice: ModelChoice = select_model(self.X, self.y, self.layout, settings, measure, seed)
+        self.model_name, self.expected_prc = self.choice.name, self.choice.expected_prc
+
+    def start_block(self, block: np.ndarray) -> None:
+        model = fit_without_block(self.model_name, self.X, self.y, block, self.layout, self.settings, self.seed)
+        self._codes, self._confidence = block_predictions(model, self.X, block)
+        self._position = {row: i for i, row in enumerate(block.tolist())}
+
+    def predict(self, rows: np.ndarray, pair_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        at = np.array([self._position[row] for row in rows.tolist()], dtype=np.int64)
+        return self._codes[at], self._confidence[at]
+
+    def truth(self, rows: np.ndarray, pair_index: np.ndarray) -> np.ndarray:
+        return self.y[rows]
+
+
+class PriorBaseline:
+    """The attack on a swapped copy of the original minus the block; every prediction counts (recall 1)."""
+
+    model_name = "swap-anonymized original"
+    expected_prc = None
+
+    def __init__(self, release: Release, secret: str, known, attack, swap_fraction: float, seed: int):
+        self.release, self.secret, self.known, self.attack = release, secret, list(known), attack
+        self.swap_fraction, self.seed = swap_fraction, seed
+
+    def start_block(self, block: np.ndarray) -> None:
+        outside = np.ones(self.release.original.n_rows, dtype=bool)
+        outside[block] = False
+        swapped = swap_encoded(self.release.original.rows(outside), self.swap_fraction, self.seed)
+        self._stand_in = replace(self.release, anonymized=(swapped,))
+
+    def predict(self, rows: np.ndarray, pair_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        predictions = self.attack.predict(self._stand_in, self.secret, self.known, rows)
+        return predictions.codes, predictions.confidence
+
+    def truth(self, rows: np.ndarray, pair_index: np.ndarray) -> np.ndarray:
+        return self.release.true_codes(self.secret, self.release.targets(rows))
+
+
+class ControlBaseline:
+    """The attack on control records (never released) against the release, paired in a seeded order."""
+
+    model_name = "control records"
+    expected_prc = None
+
+    def __init__(self, release: Release, secret: str, known, attack, seed: int, client=None):
+        if release.control is None:
+            raise ScenarioError("baseline 'control' needs a release with a control table")
+        self.release, self.secret, self.known, self.attack, self.client = release, secret, list(known), attack, client
+        self.order = np.random.default_rng([seed, 1]).permutation(release.control.n_rows)
+
+    @property
+    def available_pairs(self) -> int:
+        return len(self.order)
+
+    def start_block(self, block: np.ndarray) -> None:
+        pass
+
+    def predict(self, rows: np.ndarray, pair_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        control_rows = self.order[pair_index]
+        predictions = self.attack.predict(self.release, self.secret, self.known, control_rows, source="control", client=self.client)
+        return predictions.codes, predictions.confidence
+
+    def truth(self, rows: np.ndarray, pair_index: np.ndarray) -> np.ndarray:
+        return self.release.true_codes(self.secret, self.release.targets(self.order[pair_index], "control"))

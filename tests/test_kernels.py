@@ -3,6 +3,8 @@
 import gower
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from alc_dask import Release
 from alc_dask.kernels import NO_MATCH, best_match_histograms
@@ -51,6 +53,29 @@ def test_kernel_equals_brute_force(seed):
     np.testing.assert_array_equal(key, expected_key)
     np.testing.assert_array_equal(histogram, expected_histogram)
     assert (histogram.sum(axis=1) > 1).any(), "the data should produce ties"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n_queries=st.integers(1, 6), n_rows=st.integers(0, 1100), n_cat=st.integers(0, 3),
+    n_cont=st.integers(0, 3), absent=st.integers(0, 2), cardinality=st.integers(1, 4),
+    missing=st.sampled_from([0.0, 0.3]), seed=st.integers(0, 2**32 - 1),
+)
+def test_kernel_equals_brute_force_on_any_shape(n_queries, n_rows, n_cat, n_cont, absent, cardinality, missing, seed):
+    rng = np.random.default_rng(seed)
+    q_codes, q_values, q_inv, codes, values = random_block(rng, n_queries, n_rows, n_cat, n_cont, cardinality, missing)
+    secret = rng.integers(0, 3, n_rows).astype(np.int32)
+    n_known = max(n_cat + n_cont + absent, 1)
+    missing_weight = 0.5 * (n_known - n_cat - n_cont)
+    key, histogram = best_match_histograms(
+        q_codes, q_values, q_inv, codes, values, np.arange(n_cat), np.arange(n_cont), secret, 3, n_known, missing_weight)
+    if n_rows == 0:
+        assert (key == NO_MATCH).all() and histogram.sum() == 0
+        return
+    expected_key, expected_histogram = brute_force(
+        q_codes, q_values, q_inv, codes, values, secret, 3, n_known, missing_weight)
+    np.testing.assert_array_equal(key, expected_key)
+    np.testing.assert_array_equal(histogram, expected_histogram)
 
 
 def test_kernel_picks_known_columns_only():

@@ -195,3 +195,12 @@ def test_infinite_values(frames):
     anonymized.loc[3, "x1"] = np.inf
     with pytest.raises(ReleaseError, match=r"anonymized\[0\]: column 'x1' holds infinite values"):
         Release.load(original, [anonymized])
+
+
+def test_bins_of_a_constant_or_empty_column():
+    from alc_dask.data import Bins
+
+    constant = Bins(3.0, 3.0)
+    np.testing.assert_array_equal(constant.encode(np.array([3.0, np.nan, 3.0])), [0, 20, 0])
+    spread = Bins(0.0, 10.0, n_bins=5)
+    np.testing.assert_array_equal(spread.encode(np.array([-1.0, 0.0, 1.99, 2.0, 10.0, 11.0])), [0, 0, 0, 1, 4, 4])

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from alc_dask import Release
-from alc_dask.data import ColumnKind, ReleaseError, ScenarioError
+from alc_dask.data import Bins, ColumnKind, ReleaseError, ScenarioError
 
 
 @pytest.fixture
@@ -197,9 +197,7 @@ def test_infinite_values(frames):
         Release.load(original, [anonymized])
 
 
-def test_bins_of_a_constant_or_empty_column():
-    from alc_dask.data import Bins
-
+def test_bins_of_a_constant_or_spread_column():
     constant = Bins(3.0, 3.0)
     np.testing.assert_array_equal(constant.encode(np.array([3.0, np.nan, 3.0])), [0, 20, 0])
     spread = Bins(0.0, 10.0, n_bins=5)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 CODE_DTYPE = np.int32
 
@@ -34,8 +36,20 @@ class CodeTable:
         return len(self.values) + 1
 
     def encode(self, series: pd.Series) -> np.ndarray:
-        codes = pd.Categorical(series, categories=self.values).codes.astype(CODE_DTYPE)
-        codes[codes < 0] = self.missing_code
+        """Codes of `series`, whose values must all be in the table (missing values aside)."""
+        if self.values.dtype == np.float64:
+            values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+            codes = np.minimum(np.searchsorted(self.values, values), len(self.values)).astype(CODE_DTYPE)
+            known = np.append(self.values, np.nan)[codes] == values
+        else:
+            text = pa.array(series, from_pandas=True)
+            found = pc.index_in(text, value_set=pa.array(self.values.tolist(), type=text.type))
+            codes = found.fill_null(self.missing_code).to_numpy().astype(CODE_DTYPE)
+            known = ~np.asarray(found.is_null())
+        missing = series.isna().to_numpy()
+        if not (known | missing).all():
+            raise ValueError(f"value {series[~(known | missing)].iloc[0]!r} is not in the code table")
+        codes[missing] = self.missing_code
         return codes
 
     def decode(self, codes: np.ndarray) -> np.ndarray:

@@ -69,8 +69,7 @@ def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | Non
         elif inferred in _NUMBER_TYPES:
             numbers[table] = _as_numbers(column, table, series)
         elif inferred == "string":
-            parsed = pd.to_numeric(series, errors="coerce")
-            if parsed.notna().sum() == series.notna().sum():
+            if _parses_as_numbers(series):
                 number_text[table] = series
             else:
                 text[table] = series
@@ -110,8 +109,10 @@ def infer_kind(column: str, typed: dict[str, pd.Series], numeric: bool, kind: Co
         return kind
     if not numeric:
         return ColumnKind.CATEGORICAL
-    distinct = pd.unique(pd.concat([s.dropna() for s in typed.values()], ignore_index=True))
-    return ColumnKind.CONTINUOUS if len(distinct) > max_categories else ColumnKind.CATEGORICAL
+    values = pd.concat([s.dropna() for s in typed.values()], ignore_index=True)
+    head = values.iloc[:10_000].unique()  # more distinct values in a head settles it without a full pass
+    many = len(head) > max_categories or len(values.unique()) > max_categories
+    return ColumnKind.CONTINUOUS if many else ColumnKind.CATEGORICAL
 
 
 def build_column(column: str, kind: ColumnKind, typed: dict[str, pd.Series], numeric: bool,
@@ -131,6 +132,11 @@ def _as_numbers(column: str, table: str, series: pd.Series) -> pd.Series:
     if np.isinf(numbers.to_numpy()).any():
         raise ReleaseError(f"{table}: column {column!r} holds infinite values")
     return numbers
+
+
+def _parses_as_numbers(series: pd.Series) -> bool:
+    distinct = pd.Series(series.dropna().unique())
+    return bool(pd.to_numeric(distinct, errors="coerce").notna().all())
 
 
 def _numbers_and_text(series: pd.Series) -> bool:

@@ -106,6 +106,36 @@ def run_anonymeter(queries: pd.DataFrame, candidates: pd.DataFrame) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+# --- preparing a release ----------------------------------------------------------------------
+
+def release_frame(seed: int, n_rows: int, n_text: int, n_numbers: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    frame = {f"t{i}": pd.Series(rng.integers(0, 8, n_rows)).map(lambda v: f"value {v}") for i in range(n_text)}
+    frame |= {f"n{j}": rng.random(n_rows) for j in range(n_numbers)}
+    return pd.DataFrame(frame)
+
+
+def prepare(row_counts, n_text: int, n_numbers: int):
+    print(f"\n### Preparing a release: `Release.load` of an original and an anonymized Parquet table, "
+          f"{n_text} text + {n_numbers} numeric columns each\n")
+    print("| rows per table | seconds | peak memory (MiB) |")
+    print("|---|---|---|")
+    for n_rows in row_counts:
+        with tempfile.TemporaryDirectory() as folder:
+            for seed, name in enumerate(("original", "anonymized")):
+                release_frame(seed, n_rows, n_text, n_numbers).to_parquet(Path(folder) / f"{name}.parquet")
+            result = _run_self("--prepare-run", folder)
+        print(f"| {n_rows:.0e} | {result['seconds']:.2f} | {result['peak_mib']:.0f} |")
+
+
+def prepare_run(folder: str) -> dict:
+    from alc_dask import Release
+
+    start = time.perf_counter()
+    Release.load(f"{folder}/original.parquet", [f"{folder}/anonymized.parquet"])
+    return {"seconds": time.perf_counter() - start, "peak_mib": _peak_mib()}
+
+
 # --- scaling -----------------------------------------------------------------------------------
 
 def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: int, rows_per_partition: int) -> dict:
@@ -157,11 +187,9 @@ def scaling(row_counts, n_queries, n_cat, n_cont, rows_per_partition, worker_row
     runs = [(n, 0) for n in row_counts] + [(worker_rows, 1), (worker_rows, 2)]
     results = {}
     for n_rows, workers in runs:
-        out = subprocess.run([sys.executable, __file__, "--scaling-run", str(n_rows), str(workers),
-                              "--queries", str(n_queries), "--categorical", str(n_cat),
-                              "--continuous", str(n_cont), "--rows-per-partition", str(rows_per_partition)],
-                             check=True, capture_output=True, text=True)
-        results[n_rows, workers] = json.loads(out.stdout.strip().splitlines()[-1])
+        results[n_rows, workers] = _run_self(
+            "--scaling-run", str(n_rows), str(workers), "--queries", str(n_queries), "--categorical", str(n_cat),
+            "--continuous", str(n_cont), "--rows-per-partition", str(rows_per_partition))
     known = n_cat + n_cont
     print(f"\n### Scaling: {n_queries} queries x {known} known columns ({n_cat} categorical, {n_cont} "
           f"continuous), partitions of {rows_per_partition} rows\n")
@@ -173,6 +201,12 @@ def scaling(row_counts, n_queries, n_cat, n_cont, rows_per_partition, worker_row
               f"{n_queries * n_rows * known / r['seconds']:.3g} | {r['peak_mib']:.0f} |")
     one, two = results[worker_rows, 1]["seconds"], results[worker_rows, 2]["seconds"]
     print(f"\nSpeed-up from 1 to 2 Dask workers on {worker_rows:.0e} rows: {one / two:.2f}x")
+
+
+def _run_self(*arguments: str) -> dict:
+    """Run one measurement of this script in a fresh process and read its JSON line."""
+    out = subprocess.run([sys.executable, __file__, *arguments], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def _timed(work) -> float:
@@ -196,8 +230,14 @@ def main() -> None:
     parser.add_argument("--worker-rows", type=int, default=10_000_000, help="rows of the 1 vs 2 worker runs")
     parser.add_argument("--gower-queries", type=int, default=50, help="queries timed for the gower package")
     parser.add_argument("--no-anonymeter", action="store_true", help="skip the Anonymeter peer")
+    parser.add_argument("--prepare-rows", type=int, nargs="+", default=[1_000_000],
+                        help="rows per table when timing Release.load")
     parser.add_argument("--scaling-run", type=int, nargs=2, metavar=("ROWS", "WORKERS"), help=argparse.SUPPRESS)
+    parser.add_argument("--prepare-run", metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.prepare_run:
+        print(json.dumps(prepare_run(args.prepare_run)))
+        return
     if args.scaling_run:
         n_rows, workers = args.scaling_run
         print(json.dumps(scaling_run(n_rows, args.queries, args.categorical, args.continuous, workers,
@@ -205,8 +245,15 @@ def main() -> None:
         return
     print(f"# Search benchmark ({os.cpu_count()} cores; command: python benchmarks/bench_search.py "
           f"{' '.join(sys.argv[1:])})")
+    print(f"\nLoad average before: {_load()}")
     throughput(30_000, 500, 7, 7, args.gower_queries, not args.no_anonymeter)
     scaling(args.rows, args.queries, args.categorical, args.continuous, args.rows_per_partition, args.worker_rows)
+    prepare(args.prepare_rows, 10, 10)
+    print(f"\nLoad average after: {_load()} (other processes on the machine slow every figure)")
+
+
+def _load() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

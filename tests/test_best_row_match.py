@@ -85,13 +85,19 @@ def test_attack_equals_spec(tables, secret, known):
     assert not predictions.abstained.any()
 
 
-def test_partitioned_release_predicts_the_same(tables):
+def test_partitions_and_batches_predict_the_same(tables):
     release = Release.load(tables[0], tables[1], columns={"x2": "continuous"})
-    attack = BestRowMatch(split_every=2)
-    whole = attack.predict(release, "x2", ["c0", "k", "x1"], np.arange(40))
-    split = attack.predict(partition(release, 37), "x2", ["c0", "k", "x1"], np.arange(40))
+    whole = BestRowMatch().predict(release, "x2", ["c0", "k", "x1"], np.arange(40))
+    split = BestRowMatch(batch_size=7, split_every=2).predict(partition(release, 37), "x2", ["c0", "k", "x1"],
+                                                              np.arange(40))
     for a, b in zip(whole, split):
         np.testing.assert_array_equal(a, b)
+
+
+def test_no_targets(tables):
+    release = Release.load(tables[0], tables[1])
+    predictions = BestRowMatch().predict(release, "c2", ["c0"], np.arange(0))
+    assert [len(a) for a in predictions] == [0, 0, 0]
 
 
 def test_control_targets(make_table):

@@ -31,11 +31,13 @@ class Predictions(NamedTuple):
 class BestRowMatch:
     """Predict a target's secret from its best-matching anonymized rows.
 
-    Parameters follow scikit-learn: set here, never learned. `split_every` is the fan-in of the
-    reduction over partitions.
+    Parameters follow scikit-learn: set here, never learned. Targets are searched `batch_size` at
+    a time (each batch holds a histogram of the secret's codes per target); `split_every` is the
+    fan-in of the reduction over partitions.
     """
 
-    def __init__(self, split_every: int = SPLIT_EVERY):
+    def __init__(self, batch_size: int = 1000, split_every: int = SPLIT_EVERY):
+        self.batch_size = batch_size
         self.split_every = split_every
 
     def predict(self, release: Release, secret: str, known: Sequence[str], target_rows,
@@ -52,9 +54,13 @@ class BestRowMatch:
             n = targets.n_rows
             return Predictions(np.full(n, ABSTAINED, dtype=np.int32), np.zeros(n), np.ones(n, dtype=bool))
         known_names = [release.column(c).name for c in known]
-        matches = best_matches(targets, tables, release.column(secret), known_names, client=client,
-                               split_every=self.split_every)
-        codes = matches.histogram.argmax(axis=1).astype(np.int32)
-        modal = np.take_along_axis(matches.histogram, codes[:, None], axis=1)[:, 0]
-        confidence = np.round((1.0 - matches.distance) * modal / matches.histogram.sum(axis=1), 3)
-        return Predictions(codes, confidence, np.zeros(targets.n_rows, dtype=bool))
+        codes, confidence = [np.empty(0, dtype=np.int32)], [np.empty(0)]
+        for start in range(0, targets.n_rows, self.batch_size):
+            batch = targets.rows(slice(start, start + self.batch_size))
+            matches = best_matches(batch, tables, release.column(secret), known_names, client=client,
+                                   split_every=self.split_every)
+            modal_code = matches.histogram.argmax(axis=1).astype(np.int32)
+            modal = np.take_along_axis(matches.histogram, modal_code[:, None], axis=1)[:, 0]
+            codes.append(modal_code)
+            confidence.append(np.round((1.0 - matches.distance) * modal / matches.histogram.sum(axis=1), 3))
+        return Predictions(np.concatenate(codes), np.concatenate(confidence), np.zeros(targets.n_rows, dtype=bool))

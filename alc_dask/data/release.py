@@ -58,40 +58,25 @@ class Release:
             anonymized = [anonymized]
         if not anonymized:
             raise ReleaseError("a release needs at least one anonymized table")
-        sources = [(original, "original"), *((s, f"anonymized[{i}]") for i, s in enumerate(anonymized))]
-        if control is not None:
-            sources.append((control, "control"))
-        tables = {}
-        for source, role in sources:
-            name = role if isinstance(source, pd.DataFrame) else os.fspath(source)
-            name = f"{name} ({role})" if name in tables else name
-            tables[name] = read_table(source, name)
+        roles = [(original, "original"), *((s, f"anonymized[{i}]") for i, s in enumerate(anonymized))]
+        tables = _read_tables(roles + ([(control, "control")] if control is not None else []))
         names = list(tables)
-        original_name, released = names[0], names[: len(anonymized) + 1]
-        _check_columns(tables, original_name, has_control=control is not None)
-        overrides = {c: parse_kind(c, k) for c, k in (columns or {}).items()}
-        unknown = set(overrides) - set(tables[original_name].columns)
-        if unknown:
-            raise ReleaseError(f"columns: {sorted(unknown)} are not columns of the original table {original_name}")
+        _check_columns(tables, names[0], has_control=control is not None)
+        overrides = _parse_overrides(columns or {}, tables[names[0]], names[0])
 
         schema, codes, values = {}, {n: {} for n in names}, {n: {} for n in names}
-        for column in tables[original_name].columns:
+        for column in tables[names[0]].columns:
             parts = {n: t[column] for n, t in tables.items() if column in t.columns}
             typed, numeric = type_column(column, parts, overrides.get(column))
             kind = infer_kind(column, typed, numeric, overrides.get(column), max_categories)
-            spec = schema[column] = build_column(column, kind, typed, numeric, released)
+            spec = schema[column] = build_column(column, kind, typed, numeric, released=names[: len(roles)])
             for table, series in typed.items():
                 if kind is ColumnKind.CATEGORICAL:
                     codes[table][column] = spec.codes.encode(series)
                 else:
                     values[table][column] = series.to_numpy(dtype=np.float64)
         encoded = [EncodedTable.build(n, codes[n], values[n]) for n in names]
-        return cls(
-            columns=schema,
-            original=encoded[0],
-            anonymized=tuple(encoded[1 : len(anonymized) + 1]),
-            control=encoded[-1] if control is not None else None,
-        )
+        return cls(schema, encoded[0], tuple(encoded[1 : len(roles)]), encoded[-1] if control is not None else None)
 
     def column(self, name: str) -> Column:
         """The column `name`; `<col>__discretized` names the discretized copy of a continuous column."""
@@ -145,6 +130,24 @@ class Release:
         if not any(set(known_names) & set(t.columns) for t in self.anonymized):
             raise ScenarioError(f"none of the known columns {known_names} is in any anonymized table")
         return tuple(t for t in self.tables_holding([secret_name]) if set(known_names) & set(t.columns))
+
+
+def _read_tables(sources: list[tuple[TableSource, str]]) -> dict[str, pd.DataFrame]:
+    """Tables by name: the path as given, or the role ("original", "anonymized[0]", ...) of a DataFrame."""
+    tables = {}
+    for source, role in sources:
+        name = role if isinstance(source, pd.DataFrame) else os.fspath(source)
+        name = f"{name} ({role})" if name in tables else name
+        tables[name] = read_table(source, name)
+    return tables
+
+
+def _parse_overrides(columns: Mapping[str, str], original: pd.DataFrame, name: str) -> dict[str, ColumnKind]:
+    overrides = {c: parse_kind(c, k) for c, k in columns.items()}
+    unknown = sorted(set(overrides) - set(original.columns))
+    if unknown:
+        raise ReleaseError(f"columns: {unknown} are not columns of the original table {name}")
+    return overrides
 
 
 def _check_columns(tables: dict[str, pd.DataFrame], original: str, has_control: bool) -> None:

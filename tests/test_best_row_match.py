@@ -90,7 +90,7 @@ def test_partitions_and_batches_predict_the_same(tables):
     whole = BestRowMatch().predict(release, "x2", ["c0", "k", "x1"], np.arange(40))
     split = BestRowMatch(batch_size=7, split_every=2).predict(partition(release, 37), "x2", ["c0", "k", "x1"],
                                                               np.arange(40))
-    for a, b in zip(whole, split):
+    for a, b in zip(whole, split, strict=True):
         np.testing.assert_array_equal(a, b)
 
 

@@ -68,7 +68,8 @@ def test_kernel_equals_brute_force_on_any_shape(n_queries, n_rows, n_cat, n_cont
     n_known = max(n_cat + n_cont + absent, 1)
     missing_weight = 0.5 * (n_known - n_cat - n_cont)
     key, histogram = best_match_histograms(
-        q_codes, q_values, q_inv, codes, values, np.arange(n_cat), np.arange(n_cont), secret, 3, n_known, missing_weight)
+        q_codes, q_values, q_inv, codes, values, np.arange(n_cat), np.arange(n_cont), secret, 3, n_known,
+        missing_weight)
     if n_rows == 0:
         assert (key == NO_MATCH).all() and histogram.sum() == 0
         return
@@ -117,5 +118,6 @@ def test_minimum_distance_equals_gower_package(make_table, seed):
     as_gower = {c: object for c in cat}
     for i in range(len(original)):
         query = original.iloc[[i]][known].astype(as_gower)
-        distances = gower.gower_matrix(query, anonymized[known].astype(as_gower), cat_features=[c in cat for c in known])[0]
+        candidates = anonymized[known].astype(as_gower)
+        distances = gower.gower_matrix(query, candidates, cat_features=[c in cat for c in known])[0]
         assert abs(matches.distance[i] - distances.min()) <= 0.0005 + 1e-6

@@ -8,7 +8,7 @@ distinct values is continuous, every other column categorical; `columns` overrid
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
@@ -20,7 +20,7 @@ MAX_CATEGORIES = 20
 _NUMBER_TYPES = {"integer", "floating", "mixed-integer-float", "decimal", "boolean"}
 
 
-class ColumnKind(str, Enum):
+class ColumnKind(StrEnum):
     CATEGORICAL = "categorical"
     CONTINUOUS = "continuous"
 
@@ -81,7 +81,9 @@ def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | Non
                 )
             text[table] = series.map(_as_text, na_action="ignore")
         else:
-            raise ReleaseError(f"{table}: column {column!r} holds values that are neither numbers nor text ({inferred})")
+            raise ReleaseError(
+                f"{table}: column {column!r} holds values that are neither numbers nor text ({inferred})"
+            )
     if text and numbers and kind is not ColumnKind.CATEGORICAL:
         number_table, text_table = next(iter(numbers)), next(iter(text))
         raise ReleaseError(

@@ -27,7 +27,8 @@ SPLIT_EVERY = 8
 
 @dataclass(frozen=True, eq=False)
 class PartitionedTable:
-    """An encoded anonymized table as blocks of rows: in-process `EncodedTable`s or Dask futures.
+    """An encoded anonymized table as blocks of rows: in-process `EncodedTable`s, or Dask futures
+    or delayed objects that each yield one (e.g. blocks persisted on workers).
 
     Carries the whole table's metadata (columns, continuous min/max) so queries are prepared
     without touching the blocks.

@@ -1,5 +1,7 @@
 """The best row match attack against spec §7 written directly on the raw tables."""
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -91,6 +93,15 @@ def test_partitions_and_batches_predict_the_same(tables):
     split = BestRowMatch(batch_size=7, split_every=2).predict(partition(release, 37), "x2", ["c0", "k", "x1"],
                                                               np.arange(40))
     for a, b in zip(whole, split, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_release_survives_pickling(tables):
+    """A prepared release is shipped to workers as it is."""
+    release = Release.load(tables[0], tables[1], columns={"x2": "continuous"})
+    shipped = pickle.loads(pickle.dumps(release))
+    for a, b in zip(BestRowMatch().predict(release, "x2", ["c0", "x0"], np.arange(40)),
+                    BestRowMatch().predict(shipped, "x2", ["c0", "x0"], np.arange(40)), strict=True):
         np.testing.assert_array_equal(a, b)
 
 

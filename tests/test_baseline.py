@@ -1,0 +1,82 @@
+"""Baseline models: the one-to-one predictor, model selection, control blocks."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from alc_dask import Release
+from alc_dask.baseline import BaselineSettings, FeatureLayout, OneToOnePredictor, block_size, fit_without_block, select_model
+from alc_dask.baseline.selection import predict_with_confidence
+from alc_dask.synthetic import make_population
+
+
+def test_one_to_one_learns_a_determining_column():
+    X = np.array([[0, 5.0], [1, 3.0], [2, 1.0]] * 50)
+    y = np.array([7, 8, 9] * 50)
+    model = OneToOnePredictor(categorical=np.array([True, False])).fit(X, y)
+    assert model.column_ == 0
+    np.testing.assert_array_equal(model.predict(np.array([[2, 0.0], [0, 0.0]])), [9, 7])
+    unseen = model.predict_proba(np.array([[5, 0.0]]))
+    np.testing.assert_allclose(unseen, [[1 / 3] * 3])
+
+
+def test_one_to_one_refuses_when_no_column_determines():
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 3, (300, 2)), rng.integers(0, 3, 300)
+    with pytest.raises(ValueError, match="no categorical column"):
+        OneToOnePredictor(categorical=np.array([True, True])).fit(X, y)
+
+
+def test_block_size_follows_the_spec():
+    assert block_size(30000) == 1000
+    assert block_size(5000) == 501
+    assert block_size(10) == 2
+
+
+@pytest.fixture(scope="module")
+def release():
+    population = make_population(3000, seed=4)
+    population["education_copy"] = population["education"]
+    return Release.load(population, [population])
+
+
+def test_selection_finds_the_determining_column(release):
+    layout = FeatureLayout.of(release, ["age", "education_copy", "region"])
+    X, y = layout.matrix(release.original), release.true_codes("education", release.original)
+    choice = select_model(X, y, layout, BaselineSettings(trees=10))
+    assert choice.expected_prc > 0.95
+    assert choice.scores["one_to_one"] == pytest.approx(choice.expected_prc)
+    assert choice.scores["majority"] < 0.5
+
+
+def test_selection_of_unrelated_columns_is_near_the_majority_share(release):
+    layout = FeatureLayout.of(release, ["sex", "region"])
+    X, y = layout.matrix(release.original), release.true_codes("married", release.original)
+    choice = select_model(X, y, layout, BaselineSettings(candidates=("majority", "logistic_regression"), trees=10))
+    majority_share = np.bincount(y).max() / len(y)
+    assert abs(choice.expected_prc - majority_share) < 0.1
+
+
+def test_block_rows_never_train_their_own_model():
+    """A secret value only the block holds cannot be predicted by a model fitted without the block."""
+    X = np.arange(200, dtype=float)[:, None]
+    y = np.where(np.arange(200) < 20, 5, np.arange(200) % 2)
+    layout = FeatureLayout(("x",), np.array([False]), np.array([0]))
+    block = np.arange(20)
+    model = fit_without_block("random_forest", X, y, block, layout, BaselineSettings(trees=5), seed=0)
+    assert 5 not in model.classes_
+    with_block = fit_without_block("random_forest", X, y, np.arange(20, 40), layout, BaselineSettings(trees=5), seed=0)
+    codes, confidence = predict_with_confidence(with_block, X[:20])
+    assert (codes == 5).all() and (confidence > 0.5).all()
+
+
+def test_training_rows_cap_subsamples():
+    X = np.arange(1000, dtype=float)[:, None]
+    y = np.arange(1000) % 3
+    layout = FeatureLayout(("x",), np.array([False]), np.array([0]))
+    def rows_seen(settings):
+        forest = fit_without_block("random_forest", X, y, np.arange(10), layout, settings, seed=0)
+        return forest.estimators_[0].tree_.weighted_n_node_samples[0]  # a bootstrap sample as large as the training set
+
+    assert rows_seen(BaselineSettings(trees=1, training_rows=100)) == 100
+    assert rows_seen(BaselineSettings(trees=1)) == 990

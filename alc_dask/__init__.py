@@ -1,7 +1,8 @@
 """alc_dask: the Anonymity Loss Coefficient of anonymized data releases, computed on Dask."""
 
 from alc_dask.data import Release
+from alc_dask.loop import AttackLoop, AttackResult, run_attack
 
 __version__ = "0.1.0"
 
-__all__ = ["Release", "__version__"]
+__all__ = ["AttackLoop", "AttackResult", "Release", "__version__", "run_attack"]

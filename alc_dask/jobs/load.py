@@ -1,0 +1,90 @@
+"""Reading a job file: parse YAML or JSON, validate, resolve paths against the job file's folder.
+
+Every error is a ``JobSpecError`` naming the file, the field, the value found and what was expected.
+"""
+
+import json
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from alc_dask.jobs.spec import JobSpec, PaperProtocol
+
+_TAGS = {"explicit", "each_column", "sampled_known", "paper"}
+
+
+class JobSpecError(ValueError):
+    """A job file cannot be used as written."""
+
+
+def load_job(path: str | Path) -> JobSpec:
+    """The validated spec in ``path`` (.yaml, .yml or .json), its paths made absolute."""
+    path = Path(path)
+    if not path.is_file():
+        raise JobSpecError(f"{path}: job file not found")
+    data = _parse(path)
+    return resolve_paths(validate_job(data, source=str(path)), path.resolve().parent)
+
+
+def validate_job(data, source: str = "job") -> JobSpec:
+    if not isinstance(data, dict):
+        raise JobSpecError(f"{source}: expected a mapping of job fields at the top level; got {type(data).__name__}")
+    try:
+        return JobSpec.model_validate(data)
+    except ValidationError as error:
+        raise JobSpecError(f"{source}: invalid job spec:\n" + "\n".join(_describe(e) for e in error.errors())) from None
+
+
+def resolve_paths(spec: JobSpec, base: Path) -> JobSpec:
+    """A copy of ``spec`` whose relative file paths are taken from ``base`` (URLs are left alone)."""
+    release = spec.release.model_copy(
+        update={
+            "original": _absolute(spec.release.original, base),
+            "anonymized": [_absolute(p, base) for p in spec.release.anonymized],
+            "control": _absolute(spec.release.control, base) if spec.release.control else None,
+        }
+    )
+    scenarios = [s.model_copy(update={"jobs_file": _absolute(s.jobs_file, base)}) if isinstance(s, PaperProtocol) else s for s in spec.scenarios]
+    return spec.model_copy(update={"release": release, "scenarios": scenarios, "output": _absolute(spec.output, base)})
+
+
+def check_files(spec: JobSpec, source: str = "job") -> None:
+    """Fail early, naming the field, when a local input file is missing."""
+    fields = [("release.original", spec.release.original), *((f"release.anonymized[{i}]", p) for i, p in enumerate(spec.release.anonymized))]
+    if spec.release.control:
+        fields.append(("release.control", spec.release.control))
+    fields += [(f"scenarios[{i}].jobs_file", s.jobs_file) for i, s in enumerate(spec.scenarios) if isinstance(s, PaperProtocol)]
+    for field, value in fields:
+        if "://" not in value and not Path(value).is_file():
+            raise JobSpecError(f"{source}: {field}: file {value!r} not found")
+
+
+def _parse(path: Path):
+    text = path.read_text()
+    try:
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        if path.suffix.lower() in (".yaml", ".yml"):
+            return yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as error:
+        raise JobSpecError(f"{path}: malformed {path.suffix[1:].upper()}: {error}") from None
+    raise JobSpecError(f"{path}: unknown job file format {path.suffix!r}; expected .yaml, .yml or .json")
+
+
+def _describe(error: dict) -> str:
+    where, previous = "", None
+    for part in error["loc"]:
+        if isinstance(part, int):
+            where += f"[{part}]"
+        elif not (isinstance(previous, int) and part in _TAGS):  # the generator tag adds nothing
+            where += f".{part}" if where else str(part)
+        previous = part
+    got = "" if error["type"] == "missing" else f"; got {error['input']!r}"
+    return f"  {where or '(top level)'}: {error['msg']}{got}"
+
+
+def _absolute(value: str, base: Path) -> str:
+    if "://" in value or Path(value).is_absolute():
+        return value
+    return str((base / value).resolve())

@@ -1,0 +1,133 @@
+"""Expanding a job spec into scenarios: one secret, its known columns, an attack and a baseline mode.
+
+A scenario's id is a readable prefix (the secret) and a short hash of everything that defines it,
+so the same scenario has the same id in every run (resumption and audits match on it). Its seed
+comes from the job seed and the id only, never from where or when it runs.
+"""
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from alc_dask.data import ColumnKind, Release
+from alc_dask.jobs.paper import paper_entries, paper_secrets
+from alc_dask.jobs.spec import AttackSpec, EachColumn, ExplicitScenario, JobSpec, PaperProtocol, SampledKnown
+from alc_dask.targets import TargetSelector
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    index: int
+    secret: str
+    known: tuple[str, ...]
+    attack: str
+    baseline: str
+    seed: int
+    origin: str
+    """Which spec entry produced it, e.g. ``each_column`` or ``paper job 12``."""
+    targets: TargetSelector | None = None
+    attack_params: dict = field(default_factory=dict)
+
+    @property
+    def known_json(self) -> str:
+        return json.dumps(sorted(self.known))
+
+
+def scenario_id(secret: str, known, attack: AttackSpec, baseline: str, targets: TargetSelector | None) -> str:
+    identity = {
+        "secret": secret,
+        "known": sorted(known),
+        "attack": attack.model_dump(),
+        "baseline": baseline,
+        "targets": targets.model_dump(mode="json") if targets else None,
+    }
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]
+    return f"{re.sub(r'[^A-Za-z0-9]+', '_', secret)[:24]}-{digest}"
+
+
+def scenario_seed(job_seed: int, identifier: str) -> int:
+    """A 31-bit seed from the job seed and the scenario id: the same on any worker, in any order."""
+    return int.from_bytes(hashlib.sha256(f"{job_seed}/{identifier}".encode()).digest()[:4], "big") & 0x7FFFFFFF
+
+
+def expand(spec: JobSpec, release: Release) -> list[Scenario]:
+    """Every scenario of the job, in spec order, duplicates dropped (the first one kept)."""
+    scenarios, seen = [], set()
+    for entry in spec.scenarios:
+        for secret, known, origin, attack, baselines, targets in _entry_scenarios(spec, entry, release):
+            for attack_spec in [attack] if attack else spec.attacks:
+                for baseline in baselines:
+                    identifier = scenario_id(secret, known, attack_spec, baseline, targets)
+                    if identifier in seen:
+                        continue
+                    seen.add(identifier)
+                    scenarios.append(
+                        Scenario(
+                            id=identifier,
+                            index=len(scenarios),
+                            secret=secret,
+                            known=tuple(known),
+                            attack=attack_spec.name,
+                            attack_params=dict(attack_spec.params),
+                            baseline=baseline,
+                            targets=targets,
+                            seed=scenario_seed(spec.seed, identifier),
+                            origin=origin,
+                        )
+                    )
+    return scenarios
+
+
+def _entry_scenarios(spec: JobSpec, entry, release: Release):
+    """(secret, known, origin, attack or None, baselines, targets) of one spec entry."""
+    columns = list(release.columns)
+    if isinstance(entry, ExplicitScenario):
+        baselines = [entry.baseline] if entry.baseline else spec.baselines
+        yield entry.secret, entry.known, "explicit", entry.attack, baselines, entry.targets or spec.targets
+    elif isinstance(entry, EachColumn):
+        for secret in entry.secrets or columns:
+            yield secret, [c for c in columns if c != secret], "each_column", None, spec.baselines, spec.targets
+    elif isinstance(entry, SampledKnown):
+        for secret in entry.secrets or columns:
+            for known, share in sample_known_sets(release, secret, entry, spec.seed):
+                yield secret, known, f"sampled_known unique={share:.2f}", None, spec.baselines, spec.targets
+    elif isinstance(entry, PaperProtocol):
+        baselines = ["ml" if entry.approach == "ours" else "prior"]
+        for paper_entry in paper_entries(entry.jobs_file, entry.dataset, entry.approach, entry.entries):
+            known = paper_entry["known_columns"]
+            for secret in paper_secrets(columns, known, entry.secrets_per_entry):
+                yield secret, known, f"paper job {paper_entry['job_num']}", None, baselines, spec.targets
+
+
+def sample_known_sets(release: Release, secret: str, entry: SampledKnown, job_seed: int) -> list[tuple[list[str], float]]:
+    """Up to ``entry.per_secret`` distinct known-column sets for ``secret`` with their unique share."""
+    others = [c for c in release.columns if c != secret]
+    size = min(entry.size, len(others))
+    rng = np.random.default_rng([job_seed, *secret.encode()])
+    found: dict[tuple[str, ...], float] = {}
+    for _ in range(entry.tries):
+        chosen = tuple(sorted(rng.choice(others, size, replace=False).tolist()))
+        if chosen not in found:
+            found[chosen] = unique_share(release, chosen)
+        if sum(share >= entry.min_unique for share in found.values()) >= entry.per_secret:
+            break
+    ranked = sorted(found.items(), key=lambda item: (-(item[1] >= entry.min_unique), -item[1], item[0]))
+    return [(list(known), share) for known, share in ranked[: entry.per_secret]]
+
+
+def unique_share(release: Release, columns) -> float:
+    """The share of original rows whose combination of values in ``columns`` no other row has."""
+    table = release.original
+    keys = []
+    for name in columns:
+        column = release.column(name)
+        if column.kind is ColumnKind.CATEGORICAL:
+            keys.append(table.codes[table.categorical.index(name)].astype(np.float64))
+        else:
+            keys.append(np.nan_to_num(table.values[table.continuous.index(name)], nan=np.inf))
+    _, inverse, counts = np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True, return_counts=True)
+    return float(np.mean(counts[inverse.ravel()] == 1))

@@ -1,0 +1,140 @@
+"""The job spec: a release, the scenarios to attack it with, and how every scenario is measured.
+
+A job file is data (YAML or JSON), validated strictly: unknown keys are errors, so a typo never
+silently falls back to a default. Relative paths are relative to the job file.
+"""
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+
+from alc_dask.baseline.sources import BaselineMode
+from alc_dask.jobs.settings import BaselineSpec, HaltingSpec, MeasureSpec
+from alc_dask.targets import TargetSelector
+
+Baseline = Literal[tuple(mode.value for mode in BaselineMode)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ReleaseSpec(Strict):
+    """The tables of one release; ``columns`` overrides inferred kinds (categorical|continuous)."""
+
+    name: str | None = None
+    original: str
+    anonymized: Annotated[list[str], Field(min_length=1)]
+    control: str | None = None
+    columns: dict[str, Literal["categorical", "continuous"]] = {}
+
+    @field_validator("anonymized", mode="before")
+    @classmethod
+    def _one_or_many(cls, value):
+        return [value] if isinstance(value, str) else value
+
+    @property
+    def label(self) -> str:
+        """The release's name in results: ``name``, else the first anonymized table's file stem."""
+        if self.name:
+            return self.name
+        return self.anonymized[0].replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
+
+
+class AttackSpec(Strict):
+    name: str
+    params: dict[str, Any] = {}
+
+
+class ExplicitScenario(Strict):
+    """One scenario written out; attack, baseline and targets default to the job's."""
+
+    secret: str
+    known: Annotated[list[str], Field(min_length=1)]
+    attack: AttackSpec | None = None
+    baseline: Baseline | None = None
+    targets: TargetSelector | None = None
+
+
+class EachColumn(Strict):
+    """Every column (or the listed ``secrets``) as the secret, all other columns known."""
+
+    generate: Literal["each_column"]
+    secrets: list[str] | None = None
+
+
+class SampledKnown(Strict):
+    """Per secret, ``per_secret`` sets of ``size`` known columns whose value combinations are mostly
+    unique: at least ``min_unique`` of the original rows are alone with their combination (the
+    paper's good known-column sets). Sets are drawn at random from the other columns, seeded by the
+    job seed; when fewer than ``per_secret`` pass after ``tries`` draws, the most unique are used."""
+
+    generate: Literal["sampled_known"]
+    per_secret: Annotated[int, Field(ge=1)] = 3
+    size: Annotated[int, Field(ge=1)] = 3
+    min_unique: Annotated[float, Field(ge=0, le=1)] = 0.5
+    tries: Annotated[int, Field(ge=1)] = 200
+    secrets: list[str] | None = None
+
+
+class PaperProtocol(Strict):
+    """The paper's experiment: entries of its jobs.json for one dataset and approach, each with its
+    first ``secrets_per_entry`` shuffled non-known columns as secrets. ``approach`` ours attacks
+    with the ML baseline, prior with the prior baseline."""
+
+    generate: Literal["paper"]
+    jobs_file: str
+    dataset: str
+    approach: Literal["ours", "prior"] = "ours"
+    entries: Annotated[int, Field(ge=1)] | None = None
+    secrets_per_entry: Annotated[int, Field(ge=1)] = 5
+
+
+def _scenario_kind(entry) -> str | None:
+    """An entry with ``generate`` is that generator; any other mapping is an explicit scenario."""
+    if isinstance(entry, dict):
+        return entry.get("generate", "explicit")
+    return getattr(entry, "generate", "explicit")
+
+
+ScenarioEntry = Annotated[
+    Annotated[ExplicitScenario, Tag("explicit")]
+    | Annotated[EachColumn, Tag("each_column")]
+    | Annotated[SampledKnown, Tag("sampled_known")]
+    | Annotated[PaperProtocol, Tag("paper")],
+    Discriminator(_scenario_kind, custom_error_type="scenario_kind", custom_error_message="generate must be each_column, sampled_known or paper"),
+]
+
+
+class AuditSpec(Strict):
+    """When a nightly audit flags a scenario as worse than the previous audit's."""
+
+    worse_by: Annotated[float, Field(ge=0)] = 0.05
+
+
+class JobSpec(Strict):
+    """A whole job. Scenarios are crossed with ``attacks`` and ``baselines`` unless they name their own."""
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+    release: ReleaseSpec
+    scenarios: Annotated[list[ScenarioEntry], Field(min_length=1)]
+    attacks: Annotated[list[AttackSpec], Field(min_length=1)] = [AttackSpec(name="best_row_match")]
+    baselines: Annotated[list[Baseline], Field(min_length=1)] = ["ml"]
+    targets: TargetSelector | None = None
+    halting: HaltingSpec = HaltingSpec()
+    measure: MeasureSpec = MeasureSpec()
+    baseline_settings: BaselineSpec = BaselineSpec()
+    swap_fraction: Annotated[float, Field(gt=0, lt=1)] = 0.1
+    batch_size: Annotated[int, Field(ge=1)] = 50
+    seed: Annotated[int, Field(ge=0)] = 0
+    output: str = "alc-out"
+    store_values: bool = False
+    audit: AuditSpec = AuditSpec()
+
+    @field_validator("attacks", mode="before")
+    @classmethod
+    def _attack_names(cls, value):
+        """``attacks: [best_row_match]`` is short for ``[{name: best_row_match}]``."""
+        if isinstance(value, list):
+            return [{"name": item} if isinstance(item, str) else item for item in value]
+        return value

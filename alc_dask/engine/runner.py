@@ -1,0 +1,110 @@
+"""Running a job: prepare the release once, expand the scenarios, fan them out, write results as
+they finish, and skip what an earlier run already finished.
+"""
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+from distributed import as_completed
+
+from alc_dask.data import Release
+from alc_dask.engine.cluster import connect
+from alc_dask.engine.progress import Progress
+from alc_dask.engine.task import ScenarioSettings, failed_outcome, run_scenario
+from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
+from alc_dask.jobs.settings import to_settings
+from alc_dask.baseline import BaselineSettings
+from alc_dask.measure import HaltingRules, MeasureSettings
+from alc_dask.results import ResultStore
+
+
+def run_job(
+    spec_or_path: JobSpec | str | os.PathLike,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    out: str | os.PathLike | None = None,
+    *,
+    progress: bool = True,
+    verbose: bool = False,
+) -> pd.DataFrame:
+    """Run every scenario of a job not yet finished in its output directory; return all its scores.
+
+    ``scheduler``: the address (or scheduler file) of a running Dask cluster; without it a local
+    cluster of ``workers`` single-threaded processes (default: one per core). ``out`` overrides the
+    spec's output directory. The scores frame has a ``status`` column: ``ok`` or ``failed``.
+    """
+    spec, source = _as_spec(spec_or_path)
+    check_files(spec, source)
+    store = ResultStore.create(out or spec.output, manifest(spec))
+    release = prepare_release(spec)
+    scenarios = expand(spec, release)
+    done = store.completed()
+    todo = [s for s in scenarios if s.id not in done]
+    if todo:
+        with connect(scheduler, workers) as client:
+            fan_out(client, release, todo, scenario_settings(spec), store, Progress(len(todo), spec.name, progress, verbose))
+    scores = store.read_scores()
+    wanted = {s.id for s in scenarios}
+    return scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
+
+
+def fan_out(client, release: Release, scenarios: list[Scenario], settings: ScenarioSettings, store: ResultStore, progress: Progress) -> None:
+    """One task per scenario on ``client``'s cluster; each result is written as soon as it arrives.
+
+    The release is sent once to every worker; tasks receive it as a future, so nothing is re-read
+    per scenario. A task lost with its worker is rerun elsewhere by the scheduler; the client writes
+    each scenario once, when its future completes.
+    """
+    shared = client.scatter(release, broadcast=True, hash=False)
+    token = os.urandom(4).hex()
+    futures = {}
+    for scenario in scenarios:
+        future = client.submit(run_scenario, shared, scenario, settings, key=f"scenario-{scenario.id}-{token}")
+        futures[future.key] = (future, scenario)
+    try:
+        for future in as_completed([f for f, _ in futures.values()], loop=client.loop):
+            scenario = futures[future.key][1]
+            try:
+                outcome = future.result()
+            except Exception as error:  # e.g. KilledWorker: the task took down workers repeatedly
+                outcome = failed_outcome(scenario, settings, f"{type(error).__name__}: {error}")
+            store.write(outcome.scores, outcome.predictions)
+            future.release()
+            progress.finished(outcome.ok, outcome.line())
+    finally:
+        progress.close()
+        client.cancel([f for f, _ in futures.values()])
+
+
+def prepare_release(spec: JobSpec) -> Release:
+    r = spec.release
+    return Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None)
+
+
+def scenario_settings(spec: JobSpec) -> ScenarioSettings:
+    return ScenarioSettings(
+        job=spec.name,
+        release=spec.release.label,
+        halting=to_settings(spec.halting, HaltingRules),
+        measure=to_settings(spec.measure, MeasureSettings),
+        baseline_settings=to_settings(spec.baseline_settings, BaselineSettings),
+        swap_fraction=spec.swap_fraction,
+        batch_size=spec.batch_size,
+        store_values=spec.store_values,
+    )
+
+
+def manifest(spec: JobSpec) -> dict:
+    """The settings every stored score depends on, with their fingerprint (scenarios may be added)."""
+    settings = spec.model_dump(mode="json", include={"name", "release", "halting", "measure", "baseline_settings", "swap_fraction", "seed", "store_values"})
+    fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+    return {"job": spec.name, "release": spec.release.label, "fingerprint": fingerprint, "settings": settings}
+
+
+def _as_spec(spec_or_path) -> tuple[JobSpec, str]:
+    if isinstance(spec_or_path, JobSpec):
+        return spec_or_path, spec_or_path.name
+    return load_job(spec_or_path), str(Path(spec_or_path))

@@ -154,9 +154,9 @@ def best_matches(targets: EncodedTable, tables: Sequence, secret: Column, known:
     queries = [(t, prepare_query(targets, t, secret, known)) for t in tables]
     partials, partitioned = [], []
     for table, query in queries:
-        if isinstance(table, PartitionedTable):
-            shared = dask.delayed(query, pure=True)
-            partitioned += [dask.delayed(search_block, pure=True)(b, shared) for b in table.blocks]
+        if isinstance(table, PartitionedTable):  # pure=False: no hashing of in-process blocks for task keys
+            shared = dask.delayed(query, pure=False)
+            partitioned += [dask.delayed(search_block, pure=False)(b, shared) for b in table.blocks]
         else:
             partials.append(search_block(table, query))
     if partitioned:

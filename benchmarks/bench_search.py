@@ -154,11 +154,13 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
     known = list(template.categorical[:-1] + template.continuous)
     secret = Column("secret", ColumnKind.CATEGORICAL, codes=CodeTable(np.arange(5)))
     sizes = [min(rows_per_partition, n_rows - s) for s in range(0, n_rows, rows_per_partition)]
-    best_matches(queries.rows(slice(0, 2)), [template], secret, known)  # compile in this process
 
     def partitioned(blocks):
         return PartitionedTable("anonymized", template.categorical, template.continuous,
                                 template.value_min, template.value_max, n_rows, tuple(blocks))
+
+    with dask.config.set(scheduler="synchronous"):  # compile and import in this process
+        best_matches(queries.rows(slice(0, 2)), [partitioned([template])], secret, known)
 
     if workers == 0:
         blocks = [encoded_table(SEED + i, size, n_cat, n_cont) for i, size in enumerate(sizes)]
@@ -168,7 +170,7 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
             seconds = time.perf_counter() - start
         return {"seconds": seconds, "peak_mib": _peak_mib()}
 
-    from distributed import Client, LocalCluster, wait
+    from distributed import Client, LocalCluster, get_task_stream, wait
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None, memory_limit="10GiB") as cluster, Client(cluster) as client:
@@ -176,11 +178,17 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
         blocks = client.persist([dask.delayed(encoded_table)(SEED + i, size, n_cat, n_cont)
                                  for i, size in enumerate(sizes)])
         wait(blocks)
-        start = time.perf_counter()
-        best_matches(queries, [partitioned(blocks)], secret, known, client=client)
-        seconds = time.perf_counter() - start
+        with get_task_stream(client) as stream:
+            start = time.perf_counter()
+            best_matches(queries, [partitioned(blocks)], secret, known, client=client)
+            seconds = time.perf_counter() - start
         worker_peaks = client.run(_peak_mib)
-    return {"seconds": seconds, "peak_mib": _peak_mib() + sum(worker_peaks.values())}
+    busy = {}
+    for task in stream.data:
+        computing = sum(s["stop"] - s["start"] for s in task["startstops"] if s["action"] == "compute")
+        busy[task["worker"]] = busy.get(task["worker"], 0.0) + computing
+    return {"seconds": seconds, "peak_mib": _peak_mib() + sum(worker_peaks.values()),
+            "busy": sorted(busy.values())}
 
 
 def scaling(row_counts, n_queries, n_cat, n_cont, rows_per_partition, worker_rows):
@@ -193,12 +201,14 @@ def scaling(row_counts, n_queries, n_cat, n_cont, rows_per_partition, worker_row
     known = n_cat + n_cont
     print(f"\n### Scaling: {n_queries} queries x {known} known columns ({n_cat} categorical, {n_cont} "
           f"continuous), partitions of {rows_per_partition} rows\n")
-    print("| anonymized rows | where | seconds | seconds per 1e6 rows | cells/s | peak memory (MiB) |")
-    print("|---|---|---|---|---|---|")
+    print("| anonymized rows | where | seconds | seconds per 1e6 rows | cells/s | peak memory (MiB) "
+          "| kernel seconds per worker |")
+    print("|---|---|---|---|---|---|---|")
     for (n_rows, workers), r in results.items():
         where = "in process, 1 thread" if workers == 0 else f"LocalCluster, {workers} worker(s) x 1 thread"
+        busy = " / ".join(f"{b:.1f}" for b in r.get("busy", [])) or "-"
         print(f"| {n_rows:.0e} | {where} | {r['seconds']:.2f} | {r['seconds'] / n_rows * 1e6:.3f} | "
-              f"{n_queries * n_rows * known / r['seconds']:.3g} | {r['peak_mib']:.0f} |")
+              f"{n_queries * n_rows * known / r['seconds']:.3g} | {r['peak_mib']:.0f} | {busy} |")
     one, two = results[worker_rows, 1]["seconds"], results[worker_rows, 2]["seconds"]
     print(f"\nSpeed-up from 1 to 2 Dask workers on {worker_rows:.0e} rows: {one / two:.2f}x")
 

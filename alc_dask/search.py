@@ -1,9 +1,14 @@
 """Nearest-row search over one or many anonymized tables, each whole or split into partitions.
 
 For a batch of targets, every usable table is searched with the Numba kernel, block by block, and
-the partial results are reduced: the smallest distance key wins and the histograms of the blocks
-at that key are added. Min and integer addition are exact, so the answer is the same for one
-partition or a hundred, in process or on a Dask cluster.
+the partial results are reduced: the smallest distance wins and the histograms of the blocks at
+that distance are added. Min, equality and integer addition are exact, so the answer is the same
+for one partition or a hundred, in process or on a Dask cluster.
+
+Tables are then combined as the reference does: a table's minimum distance is rounded to 3
+decimals (Python's `round`), known columns the table lacks count 0.5 each,
+`d' = (d * m + 0.5 * (k - m)) / k` for m of k known columns present, and the matches of every
+table at the smallest `d'` are pooled. Within a table, rows tie only at exactly equal distances.
 
 Continuous columns are normalized per query and per table: the range is taken over the whole
 table (not a partition) and the query value, so a query outside the table's span still scales
@@ -19,7 +24,7 @@ import dask
 import numpy as np
 
 from alc_dask.data import Bins, Column, ColumnKind, EncodedTable, Release
-from alc_dask.kernels import NO_MATCH, best_match_histograms
+from alc_dask.kernels import best_match_histograms
 
 SPLIT_EVERY = 8
 """Partial results combined per task of the reduction tree."""
@@ -66,22 +71,22 @@ def partition(release: Release, rows_per_partition: int, client=None) -> Release
 
 @dataclass(frozen=True, eq=False)
 class Matches:
-    """Per query: the minimum distance key (`rint(1000 d)`, `NO_MATCH` if no row) and the
-    histogram of the secret's codes among the rows at that minimum."""
+    """Per query: the minimum distance (inf where no row was searched) and the histogram of the
+    secret's codes among the rows at that minimum."""
 
-    key: np.ndarray
+    distance: np.ndarray
     histogram: np.ndarray
 
-    @property
-    def distance(self) -> np.ndarray:
-        """The minimum distance rounded to 3 decimals; NaN where no row matched."""
-        return np.where(self.key == NO_MATCH, np.nan, self.key / 1000.0)
-
     def combine(self, other: Matches) -> Matches:
-        key = np.minimum(self.key, other.key)
-        histogram = (self.histogram * (self.key == key)[:, None]
-                     + other.histogram * (other.key == key)[:, None])
-        return Matches(key, histogram)
+        distance = np.minimum(self.distance, other.distance)
+        histogram = (self.histogram * (self.distance == distance)[:, None]
+                     + other.histogram * (other.distance == distance)[:, None])
+        return Matches(distance, histogram)
+
+    def adjusted(self, n_present: int, n_known: int) -> Matches:
+        """This table's minimum rounded to 3 decimals and weighted for the known columns it lacks."""
+        rounded = np.array([round(float(d), 3) for d in self.distance])
+        return Matches((rounded * n_present + 0.5 * (n_known - n_present)) / n_known, self.histogram)
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,14 +101,19 @@ class TableQuery:
     secret_index: int
     secret_bins: Bins | None
     n_secret_codes: int
-    n_known: int
-    missing_weight: float
+
+    @property
+    def n_present(self) -> int:
+        return len(self.cat_columns) + len(self.cont_columns)
 
 
 def prepare_query(targets: EncodedTable, table, secret: Column, known: Sequence[str]) -> TableQuery:
-    """Lay out `targets` for `table` (an `EncodedTable` or `PartitionedTable` holding the secret)."""
-    cat = [c for c in known if c in table.categorical]
-    cont = [c for c in known if c in table.continuous]
+    """Lay out `targets` for `table` (an `EncodedTable` or `PartitionedTable` holding the secret).
+
+    Known columns are taken in the table's column order, whatever the order of `known`.
+    """
+    cat = [c for c in table.categorical if c in known]
+    cont = [c for c in table.continuous if c in known]
     target_values = np.stack([targets.values[targets.continuous.index(c)] for c in cont], axis=1) \
         if cont else np.empty((targets.n_rows, 0))
     low = np.array([table.value_min[table.continuous.index(c)] for c in cont])
@@ -122,8 +132,6 @@ def prepare_query(targets: EncodedTable, table, secret: Column, known: Sequence[
         secret_index=(table.categorical if categorical else table.continuous).index(secret.name),
         secret_bins=None if categorical else secret.bins,
         n_secret_codes=secret.secret_codes.n_codes,
-        n_known=len(known),
-        missing_weight=0.5 * (len(known) - len(cat) - len(cont)),
     )
 
 
@@ -133,17 +141,16 @@ def search_block(block: EncodedTable, query: TableQuery) -> Matches:
         secret = block.codes[query.secret_index]
     else:
         secret = query.secret_bins.encode(block.values[query.secret_index])
-    key, histogram = best_match_histograms(
+    distance, histogram = best_match_histograms(
         query.codes, query.values, query.inv_range, block.codes, block.values, query.cat_columns,
-        query.cont_columns, np.ascontiguousarray(secret), query.n_secret_codes, query.n_known,
-        query.missing_weight,
+        query.cont_columns, np.ascontiguousarray(secret), query.n_secret_codes,
     )
-    return Matches(key, histogram)
+    return Matches(distance, histogram)
 
 
 def best_matches(targets: EncodedTable, tables: Sequence, secret: Column, known: Sequence[str],
                  client=None, split_every: int = SPLIT_EVERY) -> Matches:
-    """Minimum distance and secret histogram at the minimum, per target, over all `tables`.
+    """Minimum adjusted distance and secret histogram of the matches, per target, over all `tables`.
 
     `tables` hold the secret and at least one known column each. `EncodedTable`s are searched in
     process; `PartitionedTable`s through Dask: one task per block, tree-reduced, computed on
@@ -151,18 +158,21 @@ def best_matches(targets: EncodedTable, tables: Sequence, secret: Column, known:
     """
     if not tables:
         raise ValueError("best_matches needs at least one table")
-    queries = [(t, prepare_query(targets, t, secret, known)) for t in tables]
-    partials, partitioned = [], []
-    for table, query in queries:
+    queries = [prepare_query(targets, t, secret, known) for t in tables]
+    per_table, delayed = {}, {}
+    for i, (table, query) in enumerate(zip(tables, queries, strict=True)):
         if isinstance(table, PartitionedTable):  # pure=False: no hashing of in-process blocks for task keys
             shared = dask.delayed(query, pure=False)
-            partitioned += [dask.delayed(search_block, pure=False)(b, shared) for b in table.blocks]
+            parts = [dask.delayed(search_block, pure=False)(b, shared) for b in table.blocks]
+            delayed[i] = _tree_reduce(parts, split_every)
         else:
-            partials.append(search_block(table, query))
-    if partitioned:
-        reduced = _tree_reduce(partitioned, split_every)
-        partials.append(client.compute(reduced).result() if client is not None else reduced.compute())
-    return _combine_all(*partials)
+            per_table[i] = search_block(table, query)
+    if delayed:
+        computed = client.compute(list(delayed.values()), sync=True) if client is not None \
+            else dask.compute(*delayed.values())
+        per_table.update(zip(delayed, computed, strict=True))
+    adjusted = [per_table[i].adjusted(q.n_present, len(known)) for i, q in enumerate(queries)]
+    return _combine_all(*adjusted)
 
 
 def _combine_all(*partials: Matches) -> Matches:

@@ -13,7 +13,13 @@ from alc_dask.search import partition
 
 
 def spec_attack(original, anonymized, kinds, secret, known, rows, bins=20):
-    """(secret label, confidence) per target from the raw DataFrames; label is a value or a bin index."""
+    """(secret label, confidence) per target from the raw DataFrames, as the reference computes
+    them; label is a value, or a bin index for a continuous secret.
+
+    Per table: distance = (sum of continuous distances + categorical mismatches) / columns present,
+    rows at exactly the minimum match, the minimum is rounded to 3 decimals and weighted for the
+    absent known columns; tables at the smallest weighted distance pool their matches.
+    """
     usable = [t for t in anonymized if secret in t.columns and set(known) & set(t.columns)]
     if kinds[secret] == "continuous":
         spread = pd.concat([original[secret]] + [t[secret] for t in anonymized if secret in t.columns])
@@ -28,28 +34,28 @@ def spec_attack(original, anonymized, kinds, secret, known, rows, bins=20):
     for row in rows:
         target, best, matched = original.iloc[row], np.inf, []
         for table in usable:
-            present = [c for c in known if c in table.columns]
-            order = [c for c in present if kinds[c] == "categorical"] + [c for c in present if kinds[c] == "continuous"]
-            total = np.zeros(len(table))
-            for column in order:
+            present = [c for c in table.columns if c in known]
+            continuous, mismatches = np.zeros(len(table)), np.zeros(len(table), dtype=int)
+            for column in present:
                 x, y = target[column], table[column]
                 if kinds[column] == "categorical":
-                    same = (y == x) | (y.isna() & pd.isna(x))
-                    total += ~same.to_numpy()
+                    mismatches += ~((y == x) | (y.isna() & pd.isna(x))).to_numpy()
                 elif pd.isna(x):
-                    total += y.notna().to_numpy()
+                    continuous += y.notna().to_numpy()
                 else:
                     span = max(y.max(), x) - min(y.min(), x)
                     d = np.abs(x - y.to_numpy()) / (span if span > 0 else 1.0)
-                    total += np.where(np.isnan(d), 1.0, np.minimum(d, 1.0))
-            distance = np.round((total + 0.5 * (len(known) - len(present))) / len(known), 3)
-            if distance.min() < best:
-                best, matched = distance.min(), []
-            if distance.min() == best:
-                matched += list(label(table[secret])[distance == best])
+                    continuous += np.where(np.isnan(d), 1.0, np.minimum(d, 1.0))
+            distance = (continuous + mismatches) / len(present)
+            weighted = (round(float(distance.min()), 3) * len(present) + 0.5 * (len(known) - len(present))) / len(known)
+            if weighted < best:
+                best, matched = weighted, []
+            if weighted == best:
+                matched += list(label(table[secret])[distance == distance.min()])
         counts = pd.Series([("~" if v is None else v) for v in matched]).value_counts()
         top = min((v for v in counts.index if counts[v] == counts.max()), key=lambda v: (v == "~", v))
-        results.append((None if top == "~" else top, np.round((1 - best) * counts.max() / len(matched), 3)))
+        modal_fraction = int(counts.max()) / len(matched)  # Python floats: Python's rounding, as the reference
+        results.append((None if top == "~" else top, round((1 - best) * modal_fraction, 3)))
     return results
 
 

@@ -21,7 +21,7 @@ def release(make_table):
 
 
 def assert_same(a: Matches, b: Matches):
-    np.testing.assert_array_equal(a.key, b.key)
+    np.testing.assert_array_equal(a.distance, b.distance)
     np.testing.assert_array_equal(a.histogram, b.histogram)
 
 
@@ -40,10 +40,11 @@ def test_several_tables_reduce_like_one_at_a_time(release):
     secret = release.column("c2")
     both = best_matches(release.original, release.anonymized, secret, KNOWN)
     first, second = (best_matches(release.original, [t], secret, KNOWN) for t in release.anonymized)
-    np.testing.assert_array_equal(both.key, np.minimum(first.key, second.key))
-    expected = first.histogram * (first.key == both.key)[:, None] + second.histogram * (second.key == both.key)[:, None]
+    np.testing.assert_array_equal(both.distance, np.minimum(first.distance, second.distance))
+    expected = (first.histogram * (first.distance == both.distance)[:, None]
+                + second.histogram * (second.distance == both.distance)[:, None])
     np.testing.assert_array_equal(both.histogram, expected)
-    assert (first.key != second.key).any() and (first.key == second.key).any()
+    assert (first.distance != second.distance).any() and (first.distance == second.distance).any()
 
 
 def test_mixed_in_process_and_partitioned_tables(release):
@@ -58,7 +59,7 @@ def test_query_batch_does_not_change_a_query(release):
     batch = best_matches(release.original, release.anonymized, secret, KNOWN)
     for row in (0, 17, 49):
         alone = best_matches(release.targets([row]), release.anonymized, secret, KNOWN)
-        np.testing.assert_array_equal(alone.key, batch.key[[row]])
+        np.testing.assert_array_equal(alone.distance, batch.distance[[row]])
         np.testing.assert_array_equal(alone.histogram, batch.histogram[[row]])
 
 

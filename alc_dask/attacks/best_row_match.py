@@ -2,8 +2,9 @@
 
 A target's matches are the rows, over every anonymized table holding the secret and at least one
 known column, at the minimum Gower distance on the known columns (known columns a table lacks
-count 0.5 each). The prediction is the modal secret among the matches (the lowest code when
-several are modal) and the confidence `(1 - d_min) * modal count / matches`, rounded to 3 decimals.
+count 0.5 each; see `alc_dask.search` for the reference's rounding). The prediction is the modal
+secret among the matches (the lowest code when several are modal) and the confidence
+`(1 - d_min) * (modal count / matches)`, rounded to 3 decimals.
 """
 
 from __future__ import annotations
@@ -62,5 +63,6 @@ class BestRowMatch:
             modal_code = matches.histogram.argmax(axis=1).astype(np.int32)
             modal = np.take_along_axis(matches.histogram, modal_code[:, None], axis=1)[:, 0]
             codes.append(modal_code)
-            confidence.append(np.round((1.0 - matches.distance) * modal / matches.histogram.sum(axis=1), 3))
+            fraction = modal / matches.histogram.sum(axis=1)
+            confidence.append(np.array([round(float(c), 3) for c in (1.0 - matches.distance) * fraction]))
         return Predictions(np.concatenate(codes), np.concatenate(confidence), np.zeros(targets.n_rows, dtype=bool))

@@ -18,18 +18,19 @@ _TILE = 2048
 
 
 @numba.njit(nogil=True, cache=True)
-def best_match_histograms(query_codes, query_values, query_inv_range, codes, values, cat_columns, cont_columns,
+def best_match_histograms(query_codes, query_values, query_low, query_span, codes, values, cat_columns, cont_columns,
                           secret, n_secret_codes):
     """Per query, the minimum distance (inf for an empty block) and the histogram of `secret` there.
 
-    query_codes (q, c) int32 and query_values (q, v) float64: the queries' known columns present in
-    the block, at least one; query_inv_range (q, v): 1 / range per query and continuous column (1
-    when the query value is missing). codes (C, n) int32 and values (V, n) float64: the block,
-    column by column; cat_columns (c,) and cont_columns (v,) pick its known columns. secret (n,)
-    int32: the secret's code per row, below n_secret_codes.
+    query_codes (q, c) int32: the queries' known categorical columns present in the block;
+    query_values (q, v) float64: their known continuous values, already scaled to [0, 1] (NaN if
+    missing), and query_low, query_span (q, v): the scaling, applied to the block's values as the
+    reference does, `(y - low) / span`. At least one known column. codes (C, n) int32 and
+    values (V, n) float64: the block, column by column; cat_columns (c,) and cont_columns (v,) pick
+    its known columns. secret (n,) int32: the secret's code per row, below n_secret_codes.
 
-    Per column: categorical 0 if equal else 1; continuous min(|x - y| * inv_range, 1); a missing
-    value gives 0 when both are missing, else 1 (NaN compares false, so a missing row value gives 1).
+    Per column: categorical 0 if equal else 1; continuous |scaled x - scaled y|; a missing value
+    gives 0 when both are missing, else 1 (NaN compares false, so a missing row value gives 1).
     """
     n_queries = query_codes.shape[0]
     n_rows = secret.shape[0]
@@ -50,9 +51,9 @@ def best_match_histograms(query_codes, query_values, query_inv_range, codes, val
                     for r in range(width):
                         continuous[r] += column[r] == column[r]
                 else:
-                    inv = query_inv_range[q, j]
+                    low, span = query_low[q, j], query_span[q, j]
                     for r in range(width):
-                        d = abs(x - column[r]) * inv
+                        d = abs((column[r] - low) / span - x)
                         continuous[r] += d if d < 1.0 else 1.0  # NaN (missing row value) gives 1.0
             for j in range(cat_columns.shape[0]):
                 column = codes[cat_columns[j], start : start + width]

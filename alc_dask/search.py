@@ -10,9 +10,9 @@ decimals (Python's `round`), known columns the table lacks count 0.5 each,
 `d' = (d * m + 0.5 * (k - m)) / k` for m of k known columns present, and the matches of every
 table at the smallest `d'` are pooled. Within a table, rows tie only at exactly equal distances.
 
-Continuous columns are normalized per query and per table: the range is taken over the whole
-table (not a partition) and the query value, so a query outside the table's span still scales
-into [0, 1] and a batch's other queries do not change its distances.
+Continuous columns are scaled per query and per table, `(value - min) / (max - min)`, with min and
+max over the whole table (not a partition) and the query value, so a query outside the table's
+span still scales into [0, 1] and a batch's other queries do not change its distances.
 """
 
 from __future__ import annotations
@@ -95,7 +95,8 @@ class TableQuery:
 
     codes: np.ndarray
     values: np.ndarray
-    inv_range: np.ndarray
+    low: np.ndarray
+    span: np.ndarray
     cat_columns: np.ndarray
     cont_columns: np.ndarray
     secret_index: int
@@ -116,17 +117,19 @@ def prepare_query(targets: EncodedTable, table, secret: Column, known: Sequence[
     cont = [c for c in table.continuous if c in known]
     target_values = np.stack([targets.values[targets.continuous.index(c)] for c in cont], axis=1) \
         if cont else np.empty((targets.n_rows, 0))
-    low = np.array([table.value_min[table.continuous.index(c)] for c in cont])
-    high = np.array([table.value_max[table.continuous.index(c)] for c in cont])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        span = np.fmax(high, target_values) - np.fmin(low, target_values)
-        inv_range = np.where(np.isnan(span) | (span == 0), 1.0, 1.0 / span)
+    table_low = np.array([table.value_min[table.continuous.index(c)] for c in cont])
+    table_high = np.array([table.value_max[table.continuous.index(c)] for c in cont])
+    low = np.fmin(table_low, target_values)
+    span = np.fmax(table_high, target_values) - low
+    span = np.where(np.isnan(span) | (span == 0), 1.0, span)
+    low = np.nan_to_num(low)
     categorical = secret.kind is ColumnKind.CATEGORICAL
     return TableQuery(
         codes=np.ascontiguousarray(np.stack([targets.codes[targets.categorical.index(c)] for c in cat], axis=1)
                                    if cat else np.empty((targets.n_rows, 0), dtype=np.int32)),
-        values=np.ascontiguousarray(target_values),
-        inv_range=np.ascontiguousarray(inv_range),
+        values=np.clip((target_values - low) / span, 0.0, 1.0),
+        low=np.ascontiguousarray(low),
+        span=np.ascontiguousarray(span),
         cat_columns=np.array([table.categorical.index(c) for c in cat], dtype=np.int64),
         cont_columns=np.array([table.continuous.index(c) for c in cont], dtype=np.int64),
         secret_index=(table.categorical if categorical else table.continuous).index(secret.name),
@@ -142,7 +145,7 @@ def search_block(block: EncodedTable, query: TableQuery) -> Matches:
     else:
         secret = query.secret_bins.encode(block.values[query.secret_index])
     distance, histogram = best_match_histograms(
-        query.codes, query.values, query.inv_range, block.codes, block.values, query.cat_columns,
+        query.codes, query.values, query.low, query.span, block.codes, block.values, query.cat_columns,
         query.cont_columns, np.ascontiguousarray(secret), query.n_secret_codes,
     )
     return Matches(distance, histogram)

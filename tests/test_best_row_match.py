@@ -43,9 +43,10 @@ def spec_attack(original, anonymized, kinds, secret, known, rows, bins=20):
                 elif pd.isna(x):
                     continuous += y.notna().to_numpy()
                 else:
-                    span = max(y.max(), x) - min(y.min(), x)
-                    d = np.abs(x - y.to_numpy()) / (span if span > 0 else 1.0)
-                    continuous += np.where(np.isnan(d), 1.0, np.minimum(d, 1.0))
+                    start = min(y.min(), x)
+                    span = (max(y.max(), x) - start) or 1.0
+                    d = np.abs((y.to_numpy() - start) / span - np.clip((x - start) / span, 0, 1))
+                    continuous += np.where(np.isnan(d), 1.0, d)
             distance = (continuous + mismatches) / len(present)
             weighted = (round(float(distance.min()), 3) * len(present) + 0.5 * (len(known) - len(present))) / len(known)
             if weighted < best:

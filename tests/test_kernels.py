@@ -11,13 +11,13 @@ from alc_dask.kernels import best_match_histograms
 from alc_dask.search import best_matches
 
 
-def brute_force(q_codes, q_values, q_inv, codes, values, secret, n_codes):
+def brute_force(q_codes, q_values, q_low, q_span, codes, values, secret, n_codes):
     """Every query against every row with whole-matrix numpy, the distance written from spec §7:
     continuous distances summed in column order, plus categorical mismatches, over the columns."""
     continuous = np.zeros((len(q_codes), codes.shape[1] if codes.size else values.shape[1]))
     for j in range(values.shape[0]):
         x, y = q_values[:, j][:, None], values[j][None, :]
-        scaled = np.minimum(np.abs(x - y) * q_inv[:, j][:, None], 1.0)
+        scaled = np.abs((y - q_low[:, j][:, None]) / q_span[:, j][:, None] - x)
         scaled = np.where(np.isnan(y), 1.0, scaled)
         continuous += np.where(np.isnan(x), np.where(np.isnan(y), 0.0, 1.0), scaled)
     mismatches = (codes.T[None, :, :] != q_codes[:, None, :]).sum(axis=2)
@@ -34,19 +34,20 @@ def random_block(rng, n_queries, n_rows, n_cat, n_cont, cardinality, missing):
     codes = rng.integers(0, cardinality, (n_cat, n_rows)).astype(np.int32)
     q_values = with_missing(rng.integers(0, 6, (n_queries, n_cont)) / 5)
     values = with_missing(rng.integers(0, 6, (n_cont, n_rows)) / 5)
-    q_inv = np.where(np.isnan(q_values), 1.0, rng.choice([1.0, 1.25, 2.5], (n_queries, n_cont)))
-    return q_codes, q_values, q_inv, codes, values
+    q_low = rng.choice([0.0, -0.2], (n_queries, n_cont))
+    q_span = rng.choice([1.2, 1.4], (n_queries, n_cont))  # block values scale into [0, 1]
+    return q_codes, q_values, q_low, q_span, codes, values
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_kernel_equals_brute_force(seed):
     rng = np.random.default_rng(seed)
     n_cat, n_cont = int(rng.integers(0, 4)), int(rng.integers(1, 4))
-    q_codes, q_values, q_inv, codes, values = random_block(rng, 40, 3000, n_cat, n_cont, 3, 0.15)
+    q_codes, q_values, q_low, q_span, codes, values = random_block(rng, 40, 3000, n_cat, n_cont, 3, 0.15)
     secret = rng.integers(0, 5, 3000).astype(np.int32)
     distance, histogram = best_match_histograms(
-        q_codes, q_values, q_inv, codes, values, np.arange(n_cat), np.arange(n_cont), secret, 5)
-    expected_distance, expected_histogram = brute_force(q_codes, q_values, q_inv, codes, values, secret, 5)
+        q_codes, q_values, q_low, q_span, codes, values, np.arange(n_cat), np.arange(n_cont), secret, 5)
+    expected_distance, expected_histogram = brute_force(q_codes, q_values, q_low, q_span, codes, values, secret, 5)
     np.testing.assert_array_equal(distance, expected_distance)
     np.testing.assert_array_equal(histogram, expected_histogram)
     assert (histogram.sum(axis=1) > 1).any(), "the data should produce ties"
@@ -62,33 +63,34 @@ def test_kernel_equals_brute_force_on_any_shape(n_queries, n_rows, n_cat, n_cont
     if n_cat + n_cont == 0:
         n_cat = 1
     rng = np.random.default_rng(seed)
-    q_codes, q_values, q_inv, codes, values = random_block(rng, n_queries, n_rows, n_cat, n_cont, cardinality, missing)
+    q_codes, q_values, q_low, q_span, codes, values = random_block(rng, n_queries, n_rows, n_cat, n_cont, cardinality, missing)
     secret = rng.integers(0, 3, n_rows).astype(np.int32)
     distance, histogram = best_match_histograms(
-        q_codes, q_values, q_inv, codes, values, np.arange(n_cat), np.arange(n_cont), secret, 3)
+        q_codes, q_values, q_low, q_span, codes, values, np.arange(n_cat), np.arange(n_cont), secret, 3)
     if n_rows == 0:
         assert np.isinf(distance).all() and histogram.sum() == 0
         return
-    expected_distance, expected_histogram = brute_force(q_codes, q_values, q_inv, codes, values, secret, 3)
+    expected_distance, expected_histogram = brute_force(q_codes, q_values, q_low, q_span, codes, values, secret, 3)
     np.testing.assert_array_equal(distance, expected_distance)
     np.testing.assert_array_equal(histogram, expected_histogram)
 
 
 def test_kernel_picks_known_columns_only():
     rng = np.random.default_rng(7)
-    q_codes, q_values, q_inv, codes, values = random_block(rng, 10, 600, 4, 3, 4, 0.0)
+    q_codes, q_values, q_low, q_span, codes, values = random_block(rng, 10, 600, 4, 3, 4, 0.0)
     secret = rng.integers(0, 3, 600).astype(np.int32)
     cat, cont = np.array([3, 1]), np.array([2])
     distance, histogram = best_match_histograms(
-        q_codes[:, cat], q_values[:, cont], q_inv[:, cont], codes, values, cat, cont, secret, 3)
-    expected = brute_force(q_codes[:, cat], q_values[:, cont], q_inv[:, cont], codes[cat], values[cont], secret, 3)
+        q_codes[:, cat], q_values[:, cont], q_low[:, cont], q_span[:, cont], codes, values, cat, cont, secret, 3)
+    expected = brute_force(q_codes[:, cat], q_values[:, cont], q_low[:, cont], q_span[:, cont], codes[cat],
+                           values[cont], secret, 3)
     np.testing.assert_array_equal(distance, expected[0])
     np.testing.assert_array_equal(histogram, expected[1])
 
 
 def test_empty_block_matches_nothing():
     distance, histogram = best_match_histograms(
-        np.zeros((3, 1), np.int32), np.zeros((3, 0)), np.zeros((3, 0)), np.zeros((1, 0), np.int32),
+        np.zeros((3, 1), np.int32), np.zeros((3, 0)), np.zeros((3, 0)), np.zeros((3, 0)), np.zeros((1, 0), np.int32),
         np.zeros((0, 0)), np.arange(1), np.arange(0), np.zeros(0, np.int32), 4)
     assert np.isinf(distance).all() and histogram.sum() == 0
 

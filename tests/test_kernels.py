@@ -63,7 +63,8 @@ def test_kernel_equals_brute_force_on_any_shape(n_queries, n_rows, n_cat, n_cont
     if n_cat + n_cont == 0:
         n_cat = 1
     rng = np.random.default_rng(seed)
-    q_codes, q_values, q_low, q_span, codes, values = random_block(rng, n_queries, n_rows, n_cat, n_cont, cardinality, missing)
+    block = random_block(rng, n_queries, n_rows, n_cat, n_cont, cardinality, missing)
+    q_codes, q_values, q_low, q_span, codes, values = block
     secret = rng.integers(0, 3, n_rows).astype(np.int32)
     distance, histogram = best_match_histograms(
         q_codes, q_values, q_low, q_span, codes, values, np.arange(n_cat), np.arange(n_cont), secret, 3)

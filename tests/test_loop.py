@@ -1,0 +1,151 @@
+"""One scenario end to end: batching, seeds, baseline modes, custom attacks, and sanity anchors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from alc_dask import Release
+from alc_dask.attacks import BestRowMatch
+from alc_dask.baseline import BaselineSettings
+from alc_dask.data import ScenarioError
+from alc_dask.loop import AttackLoop, run_attack
+from alc_dask.synthetic import make_population
+
+FAST = dict(baseline_settings=BaselineSettings(candidates=("majority", "logistic_regression", "random_forest"), trees=20))
+KNOWN = ["age", "sex", "region", "education", "hours_per_week", "married"]
+
+
+@pytest.fixture(scope="module")
+def population():
+    return make_population(2500, seed=11)
+
+
+@pytest.fixture(scope="module")
+def leaky(population):
+    """The original released as it is: every target's row is in the release."""
+    return Release.load(population, [population])
+
+
+@pytest.fixture(scope="module")
+def unrelated(population):
+    """A release of independent random rows: every column shuffled on its own."""
+    rng = np.random.default_rng(5)
+    shuffled = pd.DataFrame({c: rng.permutation(population[c].to_numpy()) for c in population})
+    return Release.load(population, [shuffled], control=make_population(800, seed=12))
+
+
+def scores(result):
+    return result.to_frame().drop(columns=["seconds"])
+
+
+def test_batching_never_changes_the_result(leaky):
+    results = [run_attack(leaky, "occupation", KNOWN, seed=3, batch_size=size, **FAST) for size in (1, 13, 50, 400)]
+    for other in results[1:]:
+        pd.testing.assert_frame_equal(scores(results[0]), scores(other))
+        pd.testing.assert_frame_equal(results[0].predictions, other.predictions)
+
+
+def test_custom_attack_loop_reproduces_run_attack(leaky):
+    expected = run_attack(leaky, "occupation", KNOWN, seed=3, **FAST)
+    brm = BestRowMatch()
+    loop = AttackLoop(leaky, "occupation", KNOWN, name="best_row_match", seed=3, **FAST)
+    for target in loop:
+        assert set(target.known) == set(KNOWN)
+        prediction = brm.predict(leaky, "occupation", KNOWN, np.array([target.row]))
+        value = leaky.decode("occupation", prediction.codes)[0]
+        loop.predict(value, confidence=prediction.confidence[0])
+    pd.testing.assert_frame_equal(scores(loop.result()), scores(expected))
+
+
+def test_custom_loop_insists_on_an_answer(leaky):
+    loop = AttackLoop(leaky, "occupation", KNOWN, seed=0, **FAST)
+    with pytest.raises(RuntimeError, match="predict\\(\\) or abstain\\(\\)"):
+        for _ in loop:
+            pass
+
+
+def test_abstaining_everywhere_copies_the_baseline_with_zero_confidence(leaky):
+    loop = AttackLoop(leaky, "occupation", KNOWN, seed=1, **FAST)
+    for _ in loop:
+        loop.abstain()
+    predictions = loop.result().predictions
+    assert predictions["abstained"].all()
+    assert (predictions["attack_code"] == predictions["base_code"]).all()
+    assert (predictions["attack_confidence"] == 0).all()
+
+
+def test_seeded_runs_repeat_bit_for_bit(leaky):
+    first = run_attack(leaky, "education", ["age", "region", "occupation"], seed=9, **FAST)
+    second = run_attack(leaky, "education", ["age", "region", "occupation"], seed=9, **FAST)
+    pd.testing.assert_frame_equal(scores(first), scores(second))
+    pd.testing.assert_frame_equal(first.predictions, second.predictions)
+    other = run_attack(leaky, "education", ["age", "region", "occupation"], seed=10, **FAST)
+    assert not np.array_equal(first.predictions["target"][:50], other.predictions["target"][:50])
+
+
+def test_original_as_its_own_release_loses_nearly_all_anonymity(leaky):
+    result = run_attack(leaky, "occupation", KNOWN, seed=0, **FAST)
+    assert result.attack.measured_precision == 1.0
+    assert result.alc > 0.9
+
+
+def test_independent_random_rows_lose_nothing(unrelated):
+    result = run_attack(unrelated, "occupation", KNOWN, seed=0, **FAST)
+    assert result.alc <= 0
+
+
+def test_prior_mode_measures_both_sides_at_recall_one(leaky):
+    result = run_attack(leaky, "occupation", KNOWN, baseline="prior", seed=0, swap_fraction=0.3)
+    assert result.base.recall == 1.0 and result.attack.recall == 1.0
+    assert result.model == "swap-anonymized original"
+    assert result.alc > 0  # a 30%-swapped copy infers less than the original itself
+
+
+def test_control_mode_attacks_control_records(unrelated):
+    result = run_attack(unrelated, "occupation", KNOWN, baseline="control", seed=0)
+    assert result.model == "control records"
+    assert result.pairs <= 800
+    assert abs(result.alc) < 0.5  # members and non-members are alike to a release of random rows
+
+
+def test_pretargeted_recall_is_relative_to_the_population(leaky, population):
+    selector = {"conditions": [{"column": "region", "op": "eq", "value": "islands"}]}
+    result = run_attack(leaky, "occupation", KNOWN, targets=selector, seed=0, **FAST)
+    share = (population["region"] == "islands").mean()
+    assert result.recall_basis == "population"
+    assert result.attack.recall <= share + 1e-12
+    targeted = set(result.predictions["target"])
+    assert targeted <= set(np.flatnonzero(population["region"] == "islands"))
+    relative = run_attack(leaky, "occupation", KNOWN, targets={**selector, "recall_basis": "pretargeted"}, seed=0, **FAST)
+    assert relative.attack.recall > share
+
+
+@pytest.mark.parametrize(
+    "secret, known, options, message",
+    [
+        ("occupation", ["occupation", "age"], {}, "also a known column"),
+        ("occupation", [], {}, "no known columns"),
+        ("constant", ["age"], {}, "single value"),
+        ("occupation", ["age"], {"targets": {"conditions": [{"column": "town", "op": "eq", "value": 1}]}}, "unknown column 'town'"),
+        ("occupation", ["age"], {"targets": {"conditions": [{"column": "age", "op": "gt", "value": 500}]}}, "matches no row"),
+        ("occupation", ["age"], {"baseline": "oracle"}, "baseline must be one of"),
+        ("occupation", ["age"], {"baseline": "control"}, "control table"),
+    ],
+)
+def test_bad_scenarios_are_clear_errors(population, secret, known, options, message):
+    frame = population.assign(constant="same")
+    release = Release.load(frame, [frame])
+    with pytest.raises(ScenarioError, match=message):
+        run_attack(release, secret, known, **options, **FAST)
+
+
+def test_weak_release_leaks_more_than_strong_on_adult(shared_data):
+    """fnlwgt is nearly unique per person: where a release keeps it, it points at the target's row."""
+    folder = shared_data / "alc-paper" / "adult"
+    original = pd.read_parquet(folder / "original.parquet")
+    scenarios = [("relationship", ["fnlwgt"]), ("race", ["capital-loss", "fnlwgt"]), ("sex", ["fnlwgt", "native-country"])]
+    alcs = {}
+    for strength in ("weak", "strong"):
+        release = Release.load(original, [folder / f"{strength}.parquet"])
+        alcs[strength] = np.array([run_attack(release, secret, known, seed=0).alc for secret, known in scenarios])
+    assert (alcs["weak"] > alcs["strong"] + 0.2).all(), alcs

@@ -8,7 +8,7 @@ both (spec §5).
 import numpy as np
 
 from alc_dask.baseline.features import FeatureLayout
-from alc_dask.baseline.selection import BaselineSettings, fit_quietly, predict_with_confidence
+from alc_dask.baseline.selection import BaselineSettings, fit_model, predict_with_confidence
 from alc_dask.baseline.zoo import build_model
 
 MAX_BLOCK = 1000
@@ -29,7 +29,7 @@ def fit_without_block(
     rows = np.flatnonzero(outside)
     if settings.training_rows is not None and len(rows) > settings.training_rows:
         rows = np.sort(np.random.default_rng(seed).choice(rows, settings.training_rows, replace=False))
-    return fit_quietly(build_model(model_name, layout, settings.trees, seed), X[rows], y[rows])
+    return fit_model(build_model(model_name, layout, settings.trees, seed), X[rows], y[rows])
 
 
 def block_predictions(model, X: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
+from threadpoolctl import threadpool_limits
 
 from alc_dask.baseline.features import FeatureLayout
 from alc_dask.baseline.zoo import DEFAULT_CANDIDATES, build_model
@@ -49,8 +50,10 @@ def predict_with_confidence(model, X: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return model.classes_[best].astype(np.int32), proba[np.arange(len(best)), best]
 
 
-def fit_quietly(model, X: np.ndarray, y: np.ndarray):
-    with warnings.catch_warnings():
+def fit_model(model, X: np.ndarray, y: np.ndarray):
+    """Fit on one thread: scenarios run side by side, and BLAS threads competing for the same
+    cores made a 0.4 s fit take 10 s on a busy 2-core machine."""
+    with warnings.catch_warnings(), threadpool_limits(limits=1):
         warnings.simplefilter("ignore", ConvergenceWarning)
         return model.fit(X, y)
 
@@ -70,7 +73,7 @@ def select_model(
     scores = {}
     for name in settings.candidates:
         try:
-            model = fit_quietly(build_model(name, layout, settings.selection_trees, seed), X_train, y_train)
+            model = fit_model(build_model(name, layout, settings.selection_trees, seed), X_train, y_train)
         except ValueError:
             scores[name] = float("nan")  # e.g. no column is one-to-one with the secret
             continue

@@ -99,7 +99,7 @@ class ScenarioRun:
         halting: HaltingRules = HaltingRules(),
         measure: MeasureSettings = MeasureSettings(),
         baseline_settings: BaselineSettings = BaselineSettings(),
-        swap_fraction: float = 0.1,
+        swap_fraction: float = 0.2,
         client=None,
     ):
         self.started = time.perf_counter()

@@ -44,24 +44,73 @@ def _keyed(frame: pd.DataFrame) -> pd.DataFrame:
 
 def reference_keys(results_dir: Path, strength: str) -> pd.DataFrame:
     """Per key, the reference's ours / no recall / prior ALCs, from its published results."""
-    def best(file: str, rows) -> pd.Series:
+    def best(file: str, rows) -> pd.DataFrame:
         frame = pd.read_parquet(Path(results_dir) / file)
         frame = _keyed(frame.rename(columns={"secret_column": "secret", "known_columns": "known"}))
         frame["dataset"] = frame["dataset"].str.removesuffix(".parquet")
-        return frame[rows(frame)].groupby(KEY)["alc"].max()
+        return _best_rows(frame[rows(frame)], "alc")
 
     ours = best(f"all_secret_known_{strength}.parquet", lambda f: ~f["paired"])
     no_recall = best(f"all_secret_known_{strength}.parquet", lambda f: f["attack_recall"] == 1)
     prior = best(f"all_secret_known_prior_{strength}.parquet", lambda f: f["attack_recall"] == 1)
-    return pd.DataFrame({"ours": ours, "no recall": no_recall, "prior approach": prior})
+    return pd.DataFrame(
+        {"ours": ours["alc"], "no recall": no_recall["alc"], "prior approach": prior["alc"], "attack recall": ours["attack_recall"]}
+    )
+
+
+def _best_rows(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """The row with the largest ``column`` of each key."""
+    ranked = frame.sort_values(column, ascending=False, kind="stable")
+    return ranked.drop_duplicates(KEY).set_index(KEY)
 
 
 def our_keys(ours_scores: pd.DataFrame, prior_scores: pd.DataFrame) -> pd.DataFrame:
     """Per key, our ours / no recall / prior ALCs from engine score tables (columns dataset,
     secret, known, alc, alc_full_recall)."""
-    ours = _keyed(ours_scores).groupby(KEY)
-    prior = _keyed(prior_scores).groupby(KEY)
-    return pd.DataFrame({"ours": ours["alc"].max(), "no recall": ours["alc_full_recall"].max(), "prior approach": prior["alc_full_recall"].max()})
+    ours, prior = _keyed(ours_scores), _keyed(prior_scores)
+    best = _best_rows(ours, "alc")
+    return pd.DataFrame(
+        {
+            "ours": best["alc"],
+            "no recall": ours.groupby(KEY)["alc_full_recall"].max(),
+            "prior approach": prior.groupby(KEY)["alc_full_recall"].max(),
+            "attack recall": best["attack_recall"],
+        }
+    )
+
+
+def label_agreement(ours: pd.DataFrame, reference: pd.DataFrame) -> pd.Series:
+    """Share of common keys on which our and the reference's paper labels agree, per approach."""
+    common = ours.index.intersection(reference.index)
+    return pd.Series(
+        {
+            column: float(np.mean(paper_label(ours.loc[common, column]) == paper_label(reference.loc[common, column])))
+            for column in ("ours", "no recall", "prior approach")
+        }
+    )
+
+
+def figure7(keys: pd.DataFrame, title: str, path: Path) -> Path:
+    """Ours against prior ALC per key, coloured by the attack recall of ours, with the risk thresholds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    both = keys.dropna(subset=["ours", "prior approach"])
+    x, y = both["prior approach"].clip(lower=ALC_FLOOR), both["ours"].clip(lower=ALC_FLOOR)
+    figure, axes = plt.subplots(figsize=(6.4, 5.6), dpi=120)
+    points = axes.scatter(x, y, c=both["attack recall"], cmap="viridis", vmin=0, vmax=1, s=14, alpha=0.8, edgecolors="none")
+    for threshold in (0.5, 0.75):
+        axes.axhline(threshold, color="grey", linestyle="--", linewidth=0.8)
+        axes.axvline(threshold, color="grey", linestyle="--", linewidth=0.8)
+    axes.plot([ALC_FLOOR, 1], [ALC_FLOOR, 1], color="black", linewidth=0.6)
+    axes.set(xlim=(ALC_FLOOR - 0.03, 1.02), ylim=(ALC_FLOOR - 0.03, 1.02), xlabel="ALC, prior approach (recall 1)", ylabel="ALC, ours (best PRC)", title=title)
+    figure.colorbar(points, ax=axes, label="attack recall (ours)")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+    return Path(path)
 
 
 def table2(keys: pd.DataFrame) -> pd.DataFrame:

@@ -32,11 +32,18 @@ def test_table2_counts_each_disagreement():
 
 def test_our_keys_take_the_best_per_key():
     ours = pd.DataFrame(
-        {"dataset": "d", "secret": ["s", "s", "t"], "known": [["a", "b"], ["b", "a"], ["a"]], "alc": [0.2, 0.6, 0.1], "alc_full_recall": [0.3, 0.1, 0.0]}
+        {
+            "dataset": "d",
+            "secret": ["s", "s", "t"],
+            "known": [["a", "b"], ["b", "a"], ["a"]],
+            "alc": [0.2, 0.6, 0.1],
+            "alc_full_recall": [0.3, 0.1, 0.0],
+            "attack_recall": [0.9, 0.4, 1.0],
+        }
     )
     prior = pd.DataFrame({"dataset": "d", "secret": ["s", "t"], "known": [["a", "b"], ["a"]], "alc": [0.4, 0.5], "alc_full_recall": [0.4, 0.5]})
     keys = our_keys(ours, prior)
-    assert keys.loc[("d", "s", '["a", "b"]')].tolist() == [0.6, 0.3, 0.4]
+    assert keys.loc[("d", "s", '["a", "b"]')].tolist() == [0.6, 0.3, 0.4, 0.4]  # recall of the best row
     assert len(keys) == 2
 
 

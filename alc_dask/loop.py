@@ -31,7 +31,7 @@ from alc_dask.measure import (
     pretargeted_scale,
     prc_at_full_recall,
 )
-from alc_dask.targets import TargetSelector, select_rows
+from alc_dask.targets import TargetSelector, column_values, select_rows
 
 
 @dataclass(frozen=True)
@@ -319,11 +319,13 @@ class AttackLoop:
         self.release, self.secret, self.known, self.name = release, secret, list(known), name
         self._run = ScenarioRun(release, secret, known, **options)
         self._codes = release.secret_codes(secret)
+        self._known_columns = {column: column_values(release, column) for column in self.known}
         self._current: Target | None = None
 
     def __iter__(self) -> Iterator[Target]:
         while (rows := self._run.next_targets(1)).size:
-            self._current = Target(int(rows[0]), self._known_values(int(rows[0])))
+            row = int(rows[0])
+            self._current = Target(row, {column: values[row] for column, values in self._known_columns.items()})
             yield self._current
             if self._current is not None:
                 raise RuntimeError("call predict() or abstain() for every target")
@@ -348,8 +350,3 @@ class AttackLoop:
     def _encode(self, value) -> int:
         encoded = self._codes.encode(pd.Series([value]) if hasattr(self._codes, "values") else np.array([float(value)]))
         return int(encoded[0])
-
-    def _known_values(self, row: int) -> dict:
-        from alc_dask.targets import column_values
-
-        return {column: column_values(self.release, column)[row] for column in self.known}

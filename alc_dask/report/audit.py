@@ -1,0 +1,73 @@
+"""A nightly audit: this run's scores against the previous audit's, scenario by scenario.
+
+A release is flagged when any scenario is at risk or serious, or got worse: a higher risk label,
+or an ALC higher by more than the job's ``audit.worse_by``. Scenarios match on their stable id.
+"""
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from alc_dask.measure import LABELS
+
+FLAGGED_LABELS = ("at risk", "serious")
+CHANGES = ("worse", "failed", "new", "same", "better")  # report order: what needs attention first
+
+
+@dataclass(frozen=True)
+class AuditDiff:
+    table: pd.DataFrame
+    """Per scenario: secret, known, alc and risk now and before, and ``change``."""
+    has_previous: bool
+
+    @property
+    def flagged(self) -> pd.DataFrame:
+        return self.table[self.table["risk"].isin(FLAGGED_LABELS) | (self.table["change"] == "worse") | (self.table["status"] != "ok")]
+
+    @property
+    def passed(self) -> bool:
+        return self.flagged.empty
+
+
+def compare(current: pd.DataFrame, previous: pd.DataFrame | None, worse_by: float = 0.05) -> AuditDiff:
+    now = current[["scenario_id", "secret", "known", "baseline", "status", "alc", "risk"]]
+    if previous is None:
+        table = now.assign(alc_before=float("nan"), risk_before=None, change="new")
+        return AuditDiff(table.reset_index(drop=True), has_previous=False)
+    before = previous[previous["status"] == "ok"][["scenario_id", "alc", "risk"]].rename(columns={"alc": "alc_before", "risk": "risk_before"})
+    table = now.merge(before, on="scenario_id", how="left")
+    table["change"] = [_change(row, worse_by) for row in table.itertuples(index=False)]
+    table["change"] = pd.Categorical(table["change"], categories=list(CHANGES), ordered=True)
+    return AuditDiff(table.sort_values(["change", "alc"], ascending=[True, False]).reset_index(drop=True), has_previous=True)
+
+
+def _change(row, worse_by: float) -> str:
+    if row.status != "ok":
+        return "failed"
+    if pd.isna(row.alc_before):
+        return "new"
+    rank, rank_before = LABELS.index(row.risk), LABELS.index(row.risk_before)
+    if rank > rank_before or row.alc > row.alc_before + worse_by:
+        return "worse"
+    if rank < rank_before or row.alc < row.alc_before - worse_by:
+        return "better"
+    return "same"
+
+
+def audit_markdown(diff: AuditDiff, release: str, stamp: str, previous_stamp: str | None) -> str:
+    verdict = "PASSED: no scenario at risk, serious or worse" if diff.passed else f"FLAGGED: {len(diff.flagged)} scenario(s) at risk, serious, worse or failed"
+    against = f"compared with the audit of {previous_stamp}" if previous_stamp else "no previous audit to compare with"
+    counts = diff.table["change"].astype(str).value_counts()
+    changes = ", ".join(f"{name} {counts[name]}" for name in CHANGES if name in counts)
+    lines = [f"# Audit of release {release}, {stamp}", "", f"**{verdict}** ({against}).", "", f"Changes: {changes}", ""]
+    if not diff.flagged.empty:
+        lines += ["## Flagged scenarios", "", _table(diff.flagged)]
+    return "\n".join(lines) + "\n"
+
+
+def _table(frame: pd.DataFrame) -> str:
+    columns = ["scenario_id", "secret", "baseline", "alc", "risk", "alc_before", "risk_before", "change"]
+    rows = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in frame[columns].itertuples(index=False):
+        rows.append("| " + " | ".join("" if pd.isna(v) else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row) + " |")
+    return "\n".join(rows)

@@ -1,0 +1,50 @@
+"""Running a job as an audit: a fresh dated run per audit, compared with the release's previous one.
+
+Audits live under ``<output>/audits/<release>/<stamp>/``; each holds its results and
+``audit-<stamp>.md``. An audit is complete when its report exists, so an interrupted audit is
+never taken as the previous one.
+"""
+
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from alc_dask.engine import run_job
+from alc_dask.jobs import load_job
+from alc_dask.report.audit import AuditDiff, audit_markdown, compare
+from alc_dask.results import read_scores
+
+
+@dataclass(frozen=True)
+class AuditOutcome:
+    diff: AuditDiff
+    report: Path
+    previous: str | None
+
+    @property
+    def passed(self) -> bool:
+        return self.diff.passed
+
+
+def run_audit(job_path, scheduler: str | None = None, workers: int | None = None, out: str | os.PathLike | None = None, *, stamp: str | None = None, progress: bool = True) -> AuditOutcome:
+    spec = load_job(job_path)
+    release = spec.release.label
+    folder = Path(out or spec.output) / "audits" / release
+    stamp = stamp or datetime.now(UTC).strftime("%Y-%m-%dT%H%M%SZ")
+    previous = previous_audit(folder, before=stamp)
+    scores = run_job(spec, scheduler=scheduler, workers=workers, out=folder / stamp, progress=progress)
+    diff = compare(scores, read_scores(folder / previous) if previous else None, worse_by=spec.audit.worse_by)
+    report = folder / stamp / f"audit-{stamp}.md"
+    temporary = report.with_name(f".{report.name}.tmp")
+    temporary.write_text(audit_markdown(diff, release, stamp, previous))
+    os.replace(temporary, report)
+    return AuditOutcome(diff, report, previous)
+
+
+def previous_audit(folder: Path, before: str) -> str | None:
+    """The latest complete audit stamp earlier than ``before`` (stamps sort as times)."""
+    if not folder.is_dir():
+        return None
+    complete = [d.name for d in folder.iterdir() if d.is_dir() and d.name < before and (d / f"audit-{d.name}.md").is_file()]
+    return max(complete, default=None)

@@ -1,0 +1,68 @@
+"""The report's two figures, rendered to PNG bytes (Agg backend: no display needed)."""
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from alc_dask.measure import RiskThresholds  # noqa: E402
+
+_BANDS = RiskThresholds()
+_MARKERS = "osD^v<>P*X"
+
+
+def precision_vs_alc(scores: pd.DataFrame) -> bytes:
+    """Attack precision against ALC, coloured by attack recall; one marker per release."""
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    _risk_bands(ax.axhline)
+    points = None
+    for marker, (release, group) in zip(_MARKERS, scores.groupby("release", sort=True)):
+        points = ax.scatter(
+            group["attack_precision"], group["alc"], c=group["attack_recall"], cmap="viridis", vmin=0, vmax=1,
+            marker=marker, s=42, edgecolors="black", linewidths=0.4, label=str(release),
+        )
+    if points is not None:
+        fig.colorbar(points, ax=ax, label="attack recall")
+    if scores["release"].nunique() > 1:
+        ax.legend(title="release", loc="lower right")
+    ax.set(xlabel="attack precision", ylabel="ALC", xlim=(0, 1.02), ylim=(min(-0.1, _floor(scores["alc"])), 1.02))
+    ax.set_title("Attack precision vs ALC")
+    return _png(fig)
+
+
+def alc_by_secret(scores: pd.DataFrame) -> bytes:
+    """The ALC of every scenario per secret column (a box per secret and release, scenarios as dots)."""
+    groups = sorted(scores.groupby(["secret", "release"]), key=lambda item: (item[1]["alc"].median(), item[0]))
+    fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.42 * len(groups) + 1.2)))
+    _risk_bands(ax.axvline)
+    positions = np.arange(len(groups))
+    ax.boxplot([g["alc"].to_numpy() for _, g in groups], positions=positions, vert=False, widths=0.55, showfliers=False)
+    rng = np.random.default_rng(0)
+    for position, (_, group) in zip(positions, groups):
+        ax.scatter(group["alc"], position + rng.uniform(-0.15, 0.15, len(group)), s=14, color="tab:blue", alpha=0.7, zorder=3)
+    several = scores["release"].nunique() > 1
+    ax.set_yticks(positions, [f"{secret} ({release})" if several else str(secret) for (secret, release), _ in groups])
+    ax.set(xlabel="ALC", xlim=(min(-0.1, _floor(scores["alc"])), 1.02))
+    ax.set_title("ALC per secret column")
+    return _png(fig)
+
+
+def _risk_bands(line) -> None:
+    for value, style in ((_BANDS.no_loss, ":"), (_BANDS.at_risk, "--"), (_BANDS.serious, "-")):
+        line(value, color="grey", linestyle=style, linewidth=0.9)
+
+
+def _floor(values: pd.Series) -> float:
+    return float(values.min()) - 0.05 if len(values) else 0.0
+
+
+def _png(fig) -> bytes:
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    return buffer.getvalue()

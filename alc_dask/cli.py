@@ -1,11 +1,13 @@
 """The ``alc-dask`` command: thin, it parses, calls the layers and prints."""
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 import pandas as pd
 
-from alc_dask.demo_predictions import example_predictions
 from alc_dask.score import Score, score_predictions
 
 
@@ -29,11 +31,108 @@ def score(predictions: Path, max_interval: float) -> None:
 
 
 @main.command()
+@click.argument("job", type=click.Path(path_type=Path))
+@click.option("--scheduler", help="Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
+@click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: one per core); with --scheduler, workers to wait for.")
+@click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: the job's output).")
+@click.option("-v", "--verbose", is_flag=True, help="Print a line per finished scenario.")
+def run(job: Path, scheduler: str | None, workers: int | None, out: Path | None, verbose: bool) -> None:
+    """Run every scenario of JOB not already finished in its output directory."""
+    from alc_dask.engine import run_job
+
+    with _clear_errors():
+        scores = run_job(job, scheduler=scheduler, workers=workers, out=out, verbose=verbose)
+    failed = int((scores["status"] != "ok").sum())
+    click.echo(f"{len(scores)} scenarios, {failed} failed; results in {out or _output_of(job)}")
+    if failed:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("job", type=click.Path(path_type=Path))
+def plan(job: Path) -> None:
+    """List the scenarios JOB expands to, without running them."""
+    from alc_dask.engine import prepare_release
+    from alc_dask.jobs import check_files, expand, load_job
+
+    with _clear_errors():
+        spec = load_job(job)
+        check_files(spec, str(job))
+        scenarios = expand(spec, prepare_release(spec))
+    for s in scenarios:
+        click.echo(f"{s.id}\t{s.secret}\t{s.known_json}\t{s.attack}\t{s.baseline}\t{s.origin}")
+    click.echo(f"{len(scenarios)} scenarios", err=True)
+
+
+@main.command()
+@click.argument("out", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--report", "report_dir", type=click.Path(path_type=Path), help="Report folder (default: OUT/report of the first OUT).")
+def summarize(out: tuple[Path, ...], report_dir: Path | None) -> None:
+    """Summarize the results in one or more output directories; write text, Markdown and HTML reports."""
+    from alc_dask.report import as_text, summarize as summary_of, write_report
+    from alc_dask.results import read_scores
+
+    with _clear_errors():
+        scores = pd.concat([read_scores(folder) for folder in out], ignore_index=True)
+        if scores.empty:
+            raise click.ClickException(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/)")
+        summary = summary_of(scores)
+        paths = write_report(summary, report_dir or out[0] / "report")
+    click.echo(as_text(summary))
+    click.echo(f"Report: {paths['html']} (Markdown: {paths['markdown']})")
+
+
+@main.command()
+@click.argument("job", type=click.Path(path_type=Path))
+@click.option("--scheduler", help="Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
+@click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: one per core).")
+@click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: the job's output).")
+def audit(job: Path, scheduler: str | None, workers: int | None, out: Path | None) -> None:
+    """Run JOB as a dated audit and compare with the previous one; exit 1 when the release is flagged."""
+    from alc_dask.report.nightly import run_audit
+
+    with _clear_errors():
+        outcome = run_audit(job, scheduler=scheduler, workers=workers, out=out)
+    click.echo(outcome.report.read_text())
+    click.echo(f"Audit report: {outcome.report}")
+    if not outcome.passed:
+        sys.exit(1)
+
+
+@main.command()
+@click.option("--out", type=click.Path(path_type=Path), default=Path("alc-out/demo"), show_default=True, help="Folder for the release, jobs, results and report.")
+@click.option("--rows", default=5000, show_default=True, help="Rows of the synthetic population.")
 @click.option("--seed", default=0, show_default=True)
-def demo(seed: int) -> None:
-    """Score seeded example predictions of a baseline and an attack."""
-    click.echo("Scoring example predictions (2000 targets, a baseline and an attack) ...")
-    _print_score(score_predictions(example_predictions(seed=seed), source="demo"))
+@click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: one per core).")
+def demo(out: Path, rows: int, seed: int, workers: int | None) -> None:
+    """Attack a weakly and a strongly anonymized synthetic release on a local cluster and report."""
+    from alc_dask.demo import run_demo
+    from alc_dask.report import as_text, summarize as summary_of
+    from alc_dask.results import read_scores
+
+    click.echo(f"Demo: a synthetic population of {rows} people, released weakly (10% swapped) and strongly (60% swapped) anonymized.")
+    with _clear_errors():
+        paths = run_demo(out, rows=rows, seed=seed, workers=workers)
+        scores = pd.concat([read_scores(out / "results" / level) for level in ("weak", "strong")], ignore_index=True)
+    click.echo(as_text(summary_of(scores)))
+    click.echo(f"Report: {paths['html'].resolve()}")
+
+
+@contextmanager
+def _clear_errors() -> Iterator[None]:
+    """Bad input (job file, release, output folder, cluster) becomes one message and exit code 1."""
+    from alc_dask.engine import EngineError
+
+    try:
+        yield
+    except (ValueError, OSError, EngineError) as error:
+        raise click.ClickException(str(error)) from error
+
+
+def _output_of(job: Path) -> str:
+    from alc_dask.jobs import load_job
+
+    return load_job(job).output
 
 
 def _read_table(path: Path) -> pd.DataFrame:

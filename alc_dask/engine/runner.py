@@ -14,9 +14,9 @@ from alc_dask.data import Release
 from alc_dask.engine.cluster import connect
 from alc_dask.engine.progress import Progress
 from alc_dask.engine.task import ScenarioSettings, failed_outcome, run_scenario
+from alc_dask.baseline import BaselineSettings
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
 from alc_dask.jobs.settings import to_settings
-from alc_dask.baseline import BaselineSettings
 from alc_dask.measure import HaltingRules, MeasureSettings
 from alc_dask.results import ResultStore
 
@@ -29,12 +29,14 @@ def run_job(
     *,
     progress: bool = True,
     verbose: bool = False,
+    client=None,
 ) -> pd.DataFrame:
     """Run every scenario of a job not yet finished in its output directory; return all its scores.
 
     ``scheduler``: the address (or scheduler file) of a running Dask cluster; without it a local
     cluster of ``workers`` single-threaded processes (default: one per core). ``out`` overrides the
-    spec's output directory. The scores frame has a ``status`` column: ``ok`` or ``failed``.
+    spec's output directory; ``client`` runs on an existing Dask client instead. The scores frame
+    has a ``status`` column: ``ok`` or ``failed``.
     """
     spec, source = _as_spec(spec_or_path)
     check_files(spec, source)
@@ -44,8 +46,12 @@ def run_job(
     done = store.completed()
     todo = [s for s in scenarios if s.id not in done]
     if todo:
-        with connect(scheduler, workers) as client:
-            fan_out(client, release, todo, scenario_settings(spec), store, Progress(len(todo), spec.name, progress, verbose))
+        bar = Progress(len(todo), spec.name, progress, verbose)
+        if client is not None:
+            fan_out(client, release, todo, scenario_settings(spec), store, bar)
+        else:
+            with connect(scheduler, workers) as client:
+                fan_out(client, release, todo, scenario_settings(spec), store, bar)
     scores = store.read_scores()
     wanted = {s.id for s in scenarios}
     return scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)

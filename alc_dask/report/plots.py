@@ -13,6 +13,7 @@ from alc_dask.measure import RiskThresholds  # noqa: E402
 
 _BANDS = RiskThresholds()
 _MARKERS = "osD^v<>P*X"
+_LOWEST = -1.0  # ALC can fall far below 0; anything below this is drawn at it, so 0..1 stays readable
 
 
 def precision_vs_alc(scores: pd.DataFrame) -> bytes:
@@ -22,14 +23,14 @@ def precision_vs_alc(scores: pd.DataFrame) -> bytes:
     points = None
     for marker, (release, group) in zip(_MARKERS, scores.groupby("release", sort=True)):
         points = ax.scatter(
-            group["attack_precision"], group["alc"], c=group["attack_recall"], cmap="viridis", vmin=0, vmax=1,
+            group["attack_precision"], group["alc"].clip(lower=_LOWEST), c=group["attack_recall"], cmap="viridis", vmin=0, vmax=1,
             marker=marker, s=42, edgecolors="black", linewidths=0.4, label=str(release),
         )
     if points is not None:
         fig.colorbar(points, ax=ax, label="attack recall")
     if scores["release"].nunique() > 1:
-        ax.legend(title="release", loc="lower right")
-    ax.set(xlabel="attack precision", ylabel="ALC", xlim=(0, 1.02), ylim=(min(-0.1, _floor(scores["alc"])), 1.02))
+        ax.legend(title="release", loc="best", framealpha=0.6)
+    ax.set(xlabel="attack precision", ylabel=_alc_label(scores["alc"]), xlim=(0, 1.02), ylim=(_floor(scores["alc"]), 1.02))
     ax.set_title("Attack precision vs ALC")
     return _png(fig)
 
@@ -40,13 +41,13 @@ def alc_by_secret(scores: pd.DataFrame) -> bytes:
     fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.42 * len(groups) + 1.2)))
     _risk_bands(ax.axvline)
     positions = np.arange(len(groups))
-    ax.boxplot([g["alc"].to_numpy() for _, g in groups], positions=positions, vert=False, widths=0.55, showfliers=False)
+    ax.boxplot([g["alc"].clip(lower=_LOWEST).to_numpy() for _, g in groups], positions=positions, vert=False, widths=0.55, showfliers=False)
     rng = np.random.default_rng(0)
     for position, (_, group) in zip(positions, groups):
-        ax.scatter(group["alc"], position + rng.uniform(-0.15, 0.15, len(group)), s=14, color="tab:blue", alpha=0.7, zorder=3)
+        ax.scatter(group["alc"].clip(lower=_LOWEST), position + rng.uniform(-0.15, 0.15, len(group)), s=14, color="tab:blue", alpha=0.7, zorder=3)
     several = scores["release"].nunique() > 1
     ax.set_yticks(positions, [f"{secret} ({release})" if several else str(secret) for (secret, release), _ in groups])
-    ax.set(xlabel="ALC", xlim=(min(-0.1, _floor(scores["alc"])), 1.02))
+    ax.set(xlabel=_alc_label(scores["alc"]), xlim=(_floor(scores["alc"]), 1.02))
     ax.set_title("ALC per secret column")
     return _png(fig)
 
@@ -57,7 +58,12 @@ def _risk_bands(line) -> None:
 
 
 def _floor(values: pd.Series) -> float:
-    return float(values.min()) - 0.05 if len(values) else 0.0
+    lowest = max(float(values.min()), _LOWEST) if len(values) else 0.0
+    return min(-0.1, lowest - 0.05)
+
+
+def _alc_label(values: pd.Series) -> str:
+    return f"ALC (below {_LOWEST:g} drawn at {_LOWEST:g})" if (values < _LOWEST).any() else "ALC"
 
 
 def _png(fig) -> bytes:

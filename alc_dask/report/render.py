@@ -15,10 +15,10 @@ _ROUND = {"alc": 3, "attack_precision": 3, "attack_recall": 3}
 def as_text(summary: Summary) -> str:
     parts = [f"{summary.total} scenarios, {len(summary.failed)} failed", "", "Scenarios per risk label:", summary.label_counts.to_string()]
     if len(summary.scores):
-        parts += ["", "Worst scenarios:", _rounded(summary.worst).to_string(index=False)]
-        parts += ["", "Best ALC per secret column:", _rounded(summary.best_per_secret).to_string(index=False)]
+        parts += ["", "Worst scenarios:", _rounded(summary.worst).to_string(index=False, max_colwidth=48)]
+        parts += ["", "Best ALC per secret column:", _rounded(summary.best_per_secret).to_string(index=False, max_colwidth=48)]
     if len(summary.failed):
-        parts += ["", "Failed scenarios:", summary.failed.to_string(index=False)]
+        parts += ["", "Failed scenarios:", summary.failed.to_string(index=False, max_colwidth=100)]
     return "\n".join(parts) + "\n"
 
 

@@ -1,0 +1,142 @@
+"""Job specs: strict validation with errors naming file, field and value; scenario generators; ids and seeds."""
+
+import json
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from alc_dask import Release
+from alc_dask.jobs import JobSpecError, check_files, expand, load_job, paper_secrets, scenario_seed, unique_share, validate_job
+from alc_dask.synthetic import make_population
+
+BASE = {"name": "t", "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]}, "scenarios": [{"generate": "each_column"}]}
+
+
+@pytest.fixture(scope="module")
+def release():
+    population = make_population(800, seed=1)
+    return Release.load(population, [population])
+
+
+def write(tmp_path, data, name="job.yaml"):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data) if name.endswith((".yaml", ".yml")) else json.dumps(data))
+    return path
+
+
+def test_yaml_and_json_load_with_paths_relative_to_the_job_file(tmp_path):
+    (tmp_path / "jobs").mkdir()
+    for name in ("job.yaml", "job.json"):
+        spec = load_job(write(tmp_path / "jobs", {**BASE, "output": "../out"}, name))
+        assert spec.release.original == str(tmp_path / "jobs" / "original.parquet")
+        assert spec.output == str(tmp_path / "out")
+        assert spec.release.label == "weak"
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ({"seeds": 3}, ["seeds", "Extra inputs are not permitted", "got 3"]),
+        ({"scenarios": [{"secret": "age", "known": ["sex"], "atack": "x"}]}, ["scenarios[0].atack", "got 'x'"]),
+        ({"scenarios": [{"generate": "sampled_known", "per_secret": "many"}]}, ["scenarios[0].per_secret", "got 'many'", "integer"]),
+        ({"scenarios": [{"generate": "every_column"}]}, ["scenarios[0]", "each_column, sampled_known or paper"]),
+        ({"halting": {"min_pair": 10}}, ["halting.min_pair"]),
+        ({"baselines": ["ML"]}, ["baselines[0]", "got 'ML'", "'ml'"]),
+        ({"release": {"original": "a.csv"}}, ["release.anonymized", "Field required"]),
+    ],
+)
+def test_bad_fields_are_named_with_their_value(tmp_path, change, expected):
+    path = write(tmp_path, {**BASE, **change})
+    with pytest.raises(JobSpecError) as error:
+        load_job(path)
+    message = str(error.value)
+    assert str(path) in message
+    for part in expected:
+        assert part in message
+
+
+def test_malformed_yaml_missing_and_unknown_files(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: [unclosed\n")
+    with pytest.raises(JobSpecError, match="malformed YAML"):
+        load_job(bad)
+    with pytest.raises(JobSpecError, match="job file not found"):
+        load_job(tmp_path / "absent.yaml")
+    (tmp_path / "job.toml").write_text("")
+    with pytest.raises(JobSpecError, match="expected .yaml, .yml or .json"):
+        load_job(tmp_path / "job.toml")
+    with pytest.raises(JobSpecError, match="top level"):
+        validate_job(["not", "a", "mapping"])
+
+
+def test_missing_release_file_names_the_field(tmp_path):
+    spec = load_job(write(tmp_path, BASE))
+    with pytest.raises(JobSpecError, match=r"release.original: file .*original.parquet' not found"):
+        check_files(spec, "job.yaml")
+
+
+def test_each_column_makes_every_column_a_secret_with_all_others_known(release):
+    scenarios = expand(validate_job(BASE), release)
+    columns = list(release.columns)
+    assert [s.secret for s in scenarios] == columns
+    for s in scenarios:
+        assert set(s.known) == set(columns) - {s.secret}
+
+
+def test_sampled_known_sets_are_distinct_sized_and_mostly_unique(release):
+    spec = validate_job({**BASE, "scenarios": [{"generate": "sampled_known", "per_secret": 3, "size": 3, "min_unique": 0.4, "secrets": ["income", "sex"]}]})
+    scenarios = expand(spec, release)
+    assert len(scenarios) == 6
+    for secret in ("income", "sex"):
+        sets = [s.known for s in scenarios if s.secret == secret]
+        assert len(set(sets)) == 3 and all(len(k) == 3 and secret not in k for k in sets)
+        assert all(unique_share(release, k) >= 0.4 for k in sets)
+
+
+def test_unique_share_counts_rows_alone_with_their_combination():
+    table = pd.DataFrame({"a": ["x", "x", "y", "z"], "b": [1.0, 1.0, 2.0, np.nan], "c": ["p", "q", "p", "q"]})
+    release = Release.load(table, [table], columns={"b": "categorical"})
+    assert unique_share(release, ["a", "b"]) == 0.5  # the two x/1 rows share their combination
+    assert unique_share(release, ["a", "b", "c"]) == 1.0
+
+
+def test_ids_are_stable_and_seeds_do_not_depend_on_order(release):
+    spec = validate_job({**BASE, "baselines": ["ml", "prior"]})
+    first, again = expand(spec, release), expand(spec, release)
+    assert [s.id for s in first] == [s.id for s in again]
+    assert len({s.id for s in first}) == len(first) == 2 * len(release.columns)
+    reversed_spec = validate_job({**BASE, "baselines": ["prior", "ml"]})
+    seeds = {s.id: s.seed for s in expand(reversed_spec, release)}
+    assert seeds == {s.id: s.seed for s in first}
+    assert all(s.seed == scenario_seed(0, s.id) for s in first)
+    assert scenario_seed(1, first[0].id) != first[0].seed
+
+
+def test_explicit_scenarios_keep_their_own_settings_and_duplicates_are_dropped(release):
+    explicit = {"secret": "income", "known": ["age", "sex"], "baseline": "prior", "targets": {"conditions": [{"column": "income", "op": "top_quantile", "value": 0.1}]}}
+    spec = validate_job({**BASE, "scenarios": [explicit, explicit, {"secret": "income", "known": ["sex", "age"], "baseline": "prior"}]})
+    scenarios = expand(spec, release)
+    assert len(scenarios) == 2  # the repeat is dropped; without targets it is another scenario
+    assert scenarios[0].baseline == "prior" and scenarios[0].targets is not None and scenarios[1].targets is None
+
+
+def test_paper_secrets_match_the_papers_global_shuffle():
+    columns, known = [f"c{i}" for i in range(12)], ["c3", "c7"]
+    candidates = [c for c in columns if c not in known]
+    random.seed(42)
+    random.shuffle(candidates)
+    assert paper_secrets(columns, known) == candidates[:5]
+
+
+def test_paper_protocol_on_adult(shared_data):
+    paper = shared_data / "alc-paper"
+    release = Release.load(paper / "adult" / "original.parquet", [paper / "adult" / "weak.parquet"])
+    spec = validate_job({**BASE, "scenarios": [{"generate": "paper", "jobs_file": str(paper / "jobs.json"), "dataset": "adult", "approach": "prior", "entries": 3}]})
+    scenarios = expand(spec, release)
+    entries = [e for e in json.loads((paper / "jobs.json").read_text()) if e["approach"] == "prior" and e["dataset"] == "adult.parquet"][:3]
+    expected = {(s, tuple(e["known_columns"])) for e in entries for s in paper_secrets(list(release.columns), e["known_columns"])}
+    assert {(s.secret, s.known) for s in scenarios} == expected
+    assert {s.baseline for s in scenarios} == {"prior"}

@@ -1,0 +1,97 @@
+"""The engine on a local cluster: every scenario written once, failures recorded, resumption,
+and the same scores whatever the number of workers."""
+
+import pandas as pd
+import pytest
+import yaml
+
+from alc_dask import Release, run_job
+from alc_dask.baseline import BaselineSettings
+from alc_dask.engine import ScenarioSettings, run_scenario
+from alc_dask.jobs import Scenario
+from alc_dask.measure import HaltingRules, MeasureSettings
+from alc_dask.results import read_predictions
+from alc_dask.synthetic import make_demo_release
+
+FAST = {"candidates": ["majority", "logistic_regression"], "trees": 10}
+
+
+def write_job(folder, rows=1200, **extra):
+    for name, table in make_demo_release(rows, seed=3).items():
+        table.to_parquet(folder / f"{name}.parquet")
+    job = {
+        "name": "engine-test",
+        "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]},
+        "scenarios": [{"generate": "each_column", "secrets": ["income", "region", "education", "condition"]}, {"secret": "absent", "known": ["age"]}],
+        "baseline_settings": FAST,
+        "output": "out",
+        **extra,
+    }
+    path = folder / "job.yaml"
+    path.write_text(yaml.safe_dump(job))
+    return path
+
+
+@pytest.fixture(scope="module")
+def two_worker_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("engine")
+    job = write_job(folder, store_values=True)
+    return job, run_job(job, workers=2, progress=False)
+
+
+def test_every_scenario_once_and_the_bad_one_failed(two_worker_run):
+    job, scores = two_worker_run
+    assert len(scores) == 5 and scores["scenario_id"].is_unique
+    failed = scores[scores["status"] == "failed"]
+    assert list(failed["secret"]) == ["absent"] and "unknown column 'absent'" in failed["error"].iloc[0]
+    ok = scores[scores["status"] == "ok"]
+    assert ok["alc"].notna().all() and (ok["base_n"] > 0).all() and set(ok["worker"]) <= {"0", "1"}
+    assert (ok["known"].str.startswith('["')).all()
+
+
+def test_predictions_match_the_scores_and_carry_values(two_worker_run):
+    job, scores = two_worker_run
+    predictions = read_predictions(job.parent / "out")
+    ok = scores[scores["status"] == "ok"].set_index("scenario_id")
+    per_side = predictions.groupby(["scenario_id", "side"]).size().unstack().reindex(ok.index)
+    assert (per_side["base"] == ok["pairs"]).all() and (per_side["attack"] == ok["pairs"]).all()
+    attack = predictions[predictions["side"] == "attack"]
+    assert attack["predicted"].notna().all()
+    assert ((attack["predicted"] == attack["true"]) == attack["correct"]).all()
+
+
+def test_rerun_skips_finished_scenarios_and_retries_failed_ones(two_worker_run):
+    job, scores = two_worker_run
+    parts = job.parent / "out" / "scores"
+    before = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.parquet")}
+    (parts / f"{scores['scenario_id'].iloc[0]}.parquet").unlink()
+    again = run_job(job, workers=1, progress=False)
+    after = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.parquet")}
+    rewritten = {name for name in after if after[name] != before.get(name)}
+    failed_part = f"{scores.loc[scores['status'] == 'failed', 'scenario_id'].iloc[0]}.parquet"
+    assert rewritten == {f"{scores['scenario_id'].iloc[0]}.parquet", failed_part}
+    pd.testing.assert_series_equal(again["alc"], scores["alc"])
+
+
+def test_one_worker_gives_the_same_scores_as_two(two_worker_run, tmp_path):
+    _, scores = two_worker_run
+    single = run_job(write_job(tmp_path, store_values=True), workers=1, progress=False)
+    columns = ["scenario_id", "seed", "alc", "base_prc", "attack_prc", "halt_code", "pairs"]
+    pd.testing.assert_frame_equal(single[columns], scores[columns])
+
+
+@pytest.mark.slow
+def test_four_workers_give_the_same_scores(two_worker_run, tmp_path):
+    _, scores = two_worker_run
+    four = run_job(write_job(tmp_path, store_values=True), workers=4, progress=False)
+    pd.testing.assert_series_equal(four["alc"], scores["alc"])
+
+
+def test_a_raising_scenario_becomes_a_failed_outcome():
+    tables = make_demo_release(300, seed=0)
+    release = Release.load(tables["original"], [tables["weak"]])
+    settings = ScenarioSettings("j", "weak", HaltingRules(), MeasureSettings(), BaselineSettings(**FAST), 0.1, 50, False)
+    scenario = Scenario(id="x-1", index=0, secret="income", known=("age",), attack="no_such_attack", baseline="ml", seed=1, origin="explicit")
+    outcome = run_scenario(release, scenario, settings)
+    assert not outcome.ok and "unknown attack 'no_such_attack'" in outcome.scores["error"].iloc[0]
+    assert outcome.predictions is None and "FAILED" in outcome.line()

@@ -1,0 +1,183 @@
+"""The CLI against a real Dask scheduler and worker processes on loopback: run, summarize,
+a worker killed mid-run, resumption, and bad input."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from alc_dask.cli import main
+from alc_dask.synthetic import make_demo_release
+
+BIN = Path(sys.executable).parent
+FAST = {"candidates": ["majority", "logistic_regression"], "trees": 10}
+
+
+class Cluster:
+    """A `dask scheduler` and single-threaded `dask worker` processes, each in its own process group."""
+
+    def __init__(self, folder: Path, workers: int):
+        self.file = folder / "scheduler.json"
+        self.processes = [self._start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(self.file))]
+        self._wait(lambda: self.file.is_file(), "the scheduler file")
+        self.workers = [self._start("worker", "--scheduler-file", str(self.file), "--nthreads", "1", "--nworkers", "1", "--no-dashboard") for _ in range(workers)]
+        self.processes += self.workers
+
+    def kill_worker(self) -> None:
+        os.killpg(self.workers[0].pid, signal.SIGKILL)
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for process in self.processes:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+
+    @staticmethod
+    def _start(*args) -> subprocess.Popen:
+        return subprocess.Popen([str(BIN / "dask"), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+    @staticmethod
+    def _wait(condition, what: str, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{what} did not appear within {timeout}s")
+            time.sleep(0.2)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    running = Cluster(tmp_path, workers=2)
+    yield running
+    running.stop()
+
+
+def write_job(folder: Path, secrets: list[str], rows: int = 1500) -> Path:
+    for name, table in make_demo_release(rows, seed=5).items():
+        table.to_parquet(folder / f"{name}.parquet")
+    job = {
+        "name": "cli-test",
+        "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]},
+        "scenarios": [{"generate": "each_column", "secrets": secrets}, {"generate": "sampled_known", "per_secret": 2, "size": 3, "secrets": secrets}],
+        "baseline_settings": FAST,
+        "output": "out",
+    }
+    path = folder / "job.yaml"
+    path.write_text(yaml.safe_dump(job))
+    return path
+
+
+def alc_dask(*args, timeout=300) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "alc-dask"), *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+def planned_ids(job: Path) -> list[str]:
+    result = alc_dask("plan", job)
+    assert result.returncode == 0, result.stderr
+    return [line.split("\t")[0] for line in result.stdout.splitlines()]
+
+
+def test_run_on_a_cluster_then_summarize_and_resume(cluster, tmp_path):
+    job = write_job(tmp_path, ["income", "region"])
+    ids = planned_ids(job)
+    assert len(ids) == 6
+    first = alc_dask("run", job, "--scheduler", cluster.file, "--workers", "2", "--verbose")
+    assert first.returncode == 0, first.stderr
+    scores = pd.read_parquet(tmp_path / "out" / "scores")
+    assert sorted(scores["scenario_id"]) == sorted(ids) and (scores["status"] == "ok").all()
+    assert scores["worker"].nunique() == 2  # both workers took scenarios
+    predictions = pd.read_parquet(tmp_path / "out" / "predictions")
+    assert set(predictions["scenario_id"]) == set(ids) and predictions["predicted"].isna().all()
+
+    summary = alc_dask("summarize", tmp_path / "out")
+    assert summary.returncode == 0, summary.stderr
+    assert "Scenarios per risk label" in summary.stdout and "Report:" in summary.stdout
+    html = (tmp_path / "out" / "report" / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 2
+
+    parts = {p: p.stat().st_mtime_ns for p in (tmp_path / "out" / "scores").glob("*.parquet")}
+    again = alc_dask("run", job, "--scheduler", cluster.file)
+    assert again.returncode == 0 and "6 scenarios, 0 failed" in again.stdout
+    assert {p: p.stat().st_mtime_ns for p in parts} == parts  # nothing rerun or rewritten
+
+
+def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path):
+    job = write_job(tmp_path, ["income", "region", "education", "occupation", "age", "hours_per_week"], rows=2500)
+    ids = planned_ids(job)
+    run = subprocess.Popen([str(BIN / "alc-dask"), "run", str(job), "--scheduler", str(cluster.file), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        scores_dir = tmp_path / "out" / "scores"
+        Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= 2, "two finished scenarios", timeout=120)
+        assert run.poll() is None, "the run finished before a worker could be killed"
+        cluster.kill_worker()
+        out, err = run.communicate(timeout=300)
+    finally:
+        run.kill()
+    assert run.returncode == 0, err
+    scores = pd.read_parquet(scores_dir)
+    assert sorted(scores["scenario_id"]) == sorted(ids)  # every scenario, each once
+    assert (scores["status"] == "ok").all()
+    predictions = pd.read_parquet(tmp_path / "out" / "predictions")
+    pairs = predictions[predictions["side"] == "attack"].groupby("scenario_id").size()
+    assert (pairs.reindex(scores["scenario_id"]).to_numpy() == scores["pairs"].to_numpy()).all()
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_unreachable_scheduler(tmp_path):
+    job = write_job(tmp_path, ["income"], rows=300)
+    result = invoke("run", job, "--scheduler", "tcp://127.0.0.1:9")
+    assert result.exit_code == 1 and "cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'" in result.output
+    assert not list((tmp_path / "out" / "scores").glob("*.parquet"))
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("name: x\nrelease: [unclosed\n", "malformed YAML"),
+        ("name: x\nrelease: {original: o.csv, anonymized: [a.csv]}\nscenarios: [{generate: each_column}]\nsed: 3\n", "sed: Extra inputs are not permitted; got 3"),
+        ("name: x\nrelease: {original: o.csv, anonymized: [a.csv]}\nscenarios: [{generate: each_column}]\n", "release.original: file"),
+    ],
+)
+def test_bad_job_files(tmp_path, content, message):
+    job = tmp_path / "job.yaml"
+    job.write_text(content)
+    for command in ("run", "plan"):
+        result = invoke(command, job)
+        assert result.exit_code == 1 and str(job) in result.output and message in result.output
+
+
+def test_unwritable_output_directory(tmp_path):
+    job = write_job(tmp_path, ["income"], rows=300)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = invoke("run", job, "--out", blocker / "out")
+    assert result.exit_code == 1 and f"output directory {blocker / 'out'} is not writable" in result.output
+
+
+def test_summarize_an_empty_directory(tmp_path):
+    result = invoke("summarize", tmp_path)
+    assert result.exit_code == 1 and "no scores found" in result.output
+
+
+def test_job_file_json_equivalent(tmp_path):
+    job = write_job(tmp_path, ["income"], rows=300)
+    as_json = tmp_path / "job.json"
+    as_json.write_text(json.dumps(yaml.safe_load(job.read_text())))
+    assert planned_ids(as_json) == planned_ids(job)

@@ -41,7 +41,7 @@ def alc_by_secret(scores: pd.DataFrame) -> bytes:
     fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.42 * len(groups) + 1.2)))
     _risk_bands(ax.axvline)
     positions = np.arange(len(groups))
-    ax.boxplot([g["alc"].clip(lower=_LOWEST).to_numpy() for _, g in groups], positions=positions, vert=False, widths=0.55, showfliers=False)
+    ax.boxplot([g["alc"].clip(lower=_LOWEST).to_numpy() for _, g in groups], positions=positions, orientation="horizontal", widths=0.55, showfliers=False)
     rng = np.random.default_rng(0)
     for position, (_, group) in zip(positions, groups):
         ax.scatter(group["alc"].clip(lower=_LOWEST), position + rng.uniform(-0.15, 0.15, len(group)), s=14, color="tab:blue", alpha=0.7, zorder=3)

@@ -1,0 +1,62 @@
+"""Audits: the diff against the previous audit, and the audit command's dated runs and exit code."""
+
+import numpy as np
+import pandas as pd
+import yaml
+from click.testing import CliRunner
+
+from alc_dask.cli import main
+from alc_dask.report import compare
+from alc_dask.report.nightly import previous_audit, run_audit
+from alc_dask.synthetic import make_demo_release
+
+
+def frame(rows):
+    return pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk"]).assign(secret="s", known="[]", baseline="ml")
+
+
+def test_changes_are_classified_against_the_previous_audit():
+    before = frame([("a", "ok", 0.10, "safe"), ("b", "ok", 0.40, "safe"), ("c", "ok", 0.30, "safe"), ("d", "ok", 0.45, "safe"), ("e", "ok", 0.2, "safe")])
+    now = frame([("a", "ok", 0.12, "safe"), ("b", "ok", 0.55, "at risk"), ("c", "ok", 0.40, "safe"), ("d", "ok", 0.20, "safe"), ("e", "failed", np.nan, None), ("f", "ok", -0.1, "no loss")])
+    diff = compare(now, before, worse_by=0.05)
+    change = dict(zip(diff.table["scenario_id"], diff.table["change"].astype(str)))
+    assert change == {"a": "same", "b": "worse", "c": "worse", "d": "better", "e": "failed", "f": "new"}
+    assert set(diff.flagged["scenario_id"]) == {"b", "c", "e"} and not diff.passed
+
+
+def test_a_safe_unchanged_release_passes():
+    scores = frame([("a", "ok", 0.1, "safe"), ("b", "ok", -0.3, "no loss")])
+    assert compare(scores, scores).passed and compare(scores, None).passed
+
+
+def test_previous_audit_ignores_incomplete_and_later_runs(tmp_path):
+    for stamp, complete in (("2025-01-01T000000Z", True), ("2025-01-02T000000Z", False), ("2025-01-04T000000Z", True)):
+        (tmp_path / stamp).mkdir()
+        if complete:
+            (tmp_path / stamp / f"audit-{stamp}.md").write_text("")
+    assert previous_audit(tmp_path, before="2025-01-03T000000Z") == "2025-01-01T000000Z"
+    assert previous_audit(tmp_path / "absent", before="x") is None
+
+
+def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
+    for name, table in make_demo_release(1000, seed=2).items():
+        table.to_parquet(tmp_path / f"{name}.parquet")
+    job = tmp_path / "audit.yaml"
+    job.write_text(yaml.safe_dump({
+        "name": "audit-test",
+        "release": {"name": "weak", "original": "original.parquet", "anonymized": ["weak.parquet"]},
+        "scenarios": [{"generate": "each_column", "secrets": ["income", "region"]}],
+        "baseline_settings": {"candidates": ["majority", "logistic_regression"], "trees": 10},
+        "output": "out",
+    }))
+    first = run_audit(job, workers=1, stamp="2025-01-01T000000Z", progress=False)
+    second = run_audit(job, workers=1, stamp="2025-01-02T000000Z", progress=False)
+    assert first.previous is None and second.previous == "2025-01-01T000000Z"
+    assert set(second.diff.table["change"].astype(str)) == {"same"}  # same release, same seed
+    assert second.report == tmp_path / "out" / "audits" / "weak" / "2025-01-02T000000Z" / "audit-2025-01-02T000000Z.md"
+    assert "compared with the audit of 2025-01-01T000000Z" in second.report.read_text()
+
+    result = CliRunner().invoke(main, ["audit", str(job), "--workers", "1"])
+    flagged = second.diff.table["risk"].isin(["at risk", "serious"]).any()
+    assert result.exit_code == (1 if flagged else 0)
+    assert ("FLAGGED" in result.output) == flagged and "Audit report:" in result.output

@@ -1,0 +1,75 @@
+"""Summaries and reports from a scores table: counts, worst scenarios, best per secret, plots."""
+
+import base64
+import re
+
+import numpy as np
+import pandas as pd
+
+from alc_dask.measure import risk_label
+from alc_dask.report import as_html, as_markdown, as_text, summarize, write_report
+from alc_dask.report.plots import alc_by_secret, precision_vs_alc
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def scores_frame(seed=0, rows=30) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    alc = rng.uniform(-2, 1, rows)
+    frame = pd.DataFrame(
+        {
+            "release": rng.choice(["weak", "strong"], rows),
+            "scenario_id": [f"s{i:03d}" for i in range(rows)],
+            "secret": rng.choice(["age", "income", "region"], rows),
+            "known": '["a", "b"]',
+            "baseline": "ml",
+            "status": "ok",
+            "error": None,
+            "alc": alc,
+            "risk": [risk_label(a) for a in alc],
+            "attack_precision": rng.uniform(0, 1, rows),
+            "attack_recall": rng.uniform(0, 1, rows),
+            "halt_code": "exhausted",
+        }
+    )
+    frame.loc[0, ["status", "error", "alc", "risk"]] = ["failed", "ScenarioError: boom", np.nan, None]
+    return frame
+
+
+def test_counts_worst_and_best_per_secret():
+    scores = scores_frame()
+    summary = summarize(scores, worst=5)
+    ok = scores[scores["status"] == "ok"]
+    assert summary.total == 30 and list(summary.failed["scenario_id"]) == ["s000"]
+    assert summary.label_counts.to_numpy().sum() == len(ok)
+    for release, counts in summary.label_counts.iterrows():
+        assert counts.to_dict() == {label: int(((ok["release"] == release) & (ok["risk"] == label)).sum()) for label in counts.index}
+    assert list(summary.worst["alc"]) == sorted(ok["alc"], reverse=True)[:5]
+    best = ok.groupby(["release", "secret"])["alc"].max()
+    assert {(r.release, r.secret): r.alc for r in summary.best_per_secret.itertuples()} == best.to_dict()
+
+
+def test_text_markdown_and_html_show_the_tables_and_plots(tmp_path):
+    summary = summarize(scores_frame())
+    assert "30 scenarios, 1 failed" in as_text(summary) and "ScenarioError: boom" in as_text(summary)
+    markdown = as_markdown(summary, plots={"ALC per secret column": "plot-2.png"})
+    assert "| release | no loss | safe | at risk | serious |" in markdown and "![ALC per secret column](plot-2.png)" in markdown
+    images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", as_html(summary))
+    assert len(images) == 2 and all(base64.b64decode(image).startswith(PNG) for image in images)
+    paths = write_report(summary, tmp_path / "report")
+    assert all(path.is_file() for path in paths.values())
+    assert (tmp_path / "report" / "plot-1.png").read_bytes().startswith(PNG)
+
+
+def test_plots_cope_with_one_release_and_very_negative_alc():
+    scores = scores_frame(rows=8)
+    scores = scores[scores["status"] == "ok"].assign(release="only")
+    scores.loc[scores.index[0], "alc"] = -40.0
+    assert precision_vs_alc(scores).startswith(PNG) and alc_by_secret(scores).startswith(PNG)
+
+
+def test_a_summary_of_only_failures():
+    scores = scores_frame(rows=3).assign(status="failed", alc=np.nan, risk=None, error="boom")
+    summary = summarize(scores)
+    assert summary.scores.empty and len(summary.failed) == 3
+    assert "<img" not in as_html(summary) and "3 scenarios, 3 failed" in as_text(summary)

@@ -69,7 +69,8 @@ def plan(job: Path) -> None:
 @click.option("--report", "report_dir", type=click.Path(path_type=Path), help="Report folder (default: OUT/report of the first OUT).")
 def summarize(out: tuple[Path, ...], report_dir: Path | None) -> None:
     """Summarize the results in one or more output directories; write text, Markdown and HTML reports."""
-    from alc_dask.report import as_text, summarize as summary_of, write_report
+    from alc_dask.report import as_text, write_report
+    from alc_dask.report import summarize as summary_of
     from alc_dask.results import read_scores
 
     with _clear_errors():
@@ -107,7 +108,8 @@ def audit(job: Path, scheduler: str | None, workers: int | None, out: Path | Non
 def demo(out: Path, rows: int, seed: int, workers: int | None) -> None:
     """Attack a weakly and a strongly anonymized synthetic release on a local cluster and report."""
     from alc_dask.demo import run_demo
-    from alc_dask.report import as_text, summarize as summary_of
+    from alc_dask.report import as_text
+    from alc_dask.report import summarize as summary_of
     from alc_dask.results import read_scores
 
     click.echo(f"Demo: a synthetic population of {rows} people, released weakly (10% swapped) and strongly (60% swapped) anonymized.")

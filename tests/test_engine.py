@@ -40,7 +40,7 @@ def two_worker_run(tmp_path_factory):
 
 
 def test_every_scenario_once_and_the_bad_one_failed(two_worker_run):
-    job, scores = two_worker_run
+    _, scores = two_worker_run
     assert len(scores) == 5 and scores["scenario_id"].is_unique
     failed = scores[scores["status"] == "failed"]
     assert list(failed["secret"]) == ["absent"] and "unknown column 'absent'" in failed["error"].iloc[0]

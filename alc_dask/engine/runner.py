@@ -10,11 +10,11 @@ from pathlib import Path
 import pandas as pd
 from distributed import as_completed
 
+from alc_dask.baseline import BaselineSettings
 from alc_dask.data import Release
 from alc_dask.engine.cluster import connect
 from alc_dask.engine.progress import Progress
 from alc_dask.engine.task import ScenarioSettings, failed_outcome, run_scenario
-from alc_dask.baseline import BaselineSettings
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
 from alc_dask.jobs.settings import to_settings
 from alc_dask.measure import HaltingRules, MeasureSettings
@@ -50,8 +50,8 @@ def run_job(
         if client is not None:
             fan_out(client, release, todo, scenario_settings(spec), store, bar)
         else:
-            with connect(scheduler, workers) as client:
-                fan_out(client, release, todo, scenario_settings(spec), store, bar)
+            with connect(scheduler, workers) as own_client:
+                fan_out(own_client, release, todo, scenario_settings(spec), store, bar)
     scores = store.read_scores()
     wanted = {s.id for s in scenarios}
     return scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
@@ -75,7 +75,7 @@ def fan_out(client, release: Release, scenarios: list[Scenario], settings: Scena
             scenario = futures[future.key][1]
             try:
                 outcome = future.result()
-            except Exception as error:  # e.g. KilledWorker: the task took down workers repeatedly
+            except Exception as error:  # noqa: BLE001 - e.g. KilledWorker: the task took down workers repeatedly
                 outcome = failed_outcome(scenario, settings, f"{type(error).__name__}: {error}")
             store.write(outcome.scores, outcome.predictions)
             future.release()

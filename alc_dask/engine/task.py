@@ -71,7 +71,7 @@ def run_scenario(release: Release, scenario: Scenario, settings: ScenarioSetting
         )
         scores = _scores(result, scenario, settings, started)
         return ScenarioOutcome(scores, _predictions(result, release, scenario, settings.store_values))
-    except Exception as error:  # recorded as the scenario's failure; the job goes on
+    except Exception as error:  # noqa: BLE001 - recorded as the scenario's failure; the job goes on
         return failed_outcome(scenario, settings, f"{type(error).__name__}: {error}", time.perf_counter() - started)
 
 

@@ -5,11 +5,11 @@ import io
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from alc_dask.measure import RiskThresholds  # noqa: E402
+from alc_dask.measure import RiskThresholds
 
 _BANDS = RiskThresholds()
 _MARKERS = "osD^v<>P*X"

@@ -181,3 +181,13 @@ def test_job_file_json_equivalent(tmp_path):
     as_json = tmp_path / "job.json"
     as_json.write_text(json.dumps(yaml.safe_load(job.read_text())))
     assert planned_ids(as_json) == planned_ids(job)
+
+
+def test_demo_reports_the_weak_release_leaking_more_than_the_strong(tmp_path):
+    result = alc_dask("demo", "--rows", "1500", "--out", tmp_path / "demo", "--workers", "2")
+    assert result.returncode == 0, result.stderr
+    assert f"Report: {tmp_path / 'demo' / 'report' / 'report.html'}" in result.stdout
+    weak, strong = (pd.read_parquet(tmp_path / "demo" / "results" / level / "scores") for level in ("weak", "strong"))
+    assert (weak["status"] == "ok").all() and (strong["status"] == "ok").all()
+    assert weak["alc"].median() > strong["alc"].median() + 0.2
+    assert alc_dask("plan", tmp_path / "demo" / "jobs" / "demo-weak.yaml").returncode == 0  # the written job reruns

@@ -4,15 +4,19 @@ A job file is data (YAML or JSON), validated strictly: unknown keys are errors, 
 silently falls back to a default. Relative paths are relative to the job file.
 """
 
+import inspect
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
 from alc_dask.baseline.sources import BaselineMode
 from alc_dask.jobs.settings import BaselineSpec, HaltingSpec, MeasureSpec
+from alc_dask.loop import ScenarioRun
 from alc_dask.targets import TargetSelector
 
 Baseline = Literal[tuple(mode.value for mode in BaselineMode)]
+# The scenario loop owns the default share of values the prior baseline swaps.
+DEFAULT_SWAP_FRACTION = inspect.signature(ScenarioRun).parameters["swap_fraction"].default
 
 
 class Strict(BaseModel):
@@ -124,7 +128,7 @@ class JobSpec(Strict):
     halting: HaltingSpec = HaltingSpec()
     measure: MeasureSpec = MeasureSpec()
     baseline_settings: BaselineSpec = BaselineSpec()
-    swap_fraction: Annotated[float, Field(gt=0, lt=1)] = 0.1
+    swap_fraction: Annotated[float, Field(gt=0, lt=1)] = DEFAULT_SWAP_FRACTION
     batch_size: Annotated[int, Field(ge=1)] = 50
     seed: Annotated[int, Field(ge=0)] = 0
     output: str = "alc-out"

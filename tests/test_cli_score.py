@@ -1,25 +1,38 @@
-"""The alc-dask console script: demo and score, including bad files."""
+"""The alc-dask score command, including bad files."""
 
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from alc_dask.cli import main
-from alc_dask.demo_predictions import example_predictions
 from alc_dask.score import score_predictions
+
+
+def example_predictions(targets: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """A baseline and a stronger attack whose confidence tracks correctness, as in real attacks."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for kind, skill in (("base", 0.55), ("attack", 0.8)):
+        confidence = np.round(rng.beta(2 + 4 * skill, 3, size=targets), 3)
+        correct = rng.random(targets) < np.clip(confidence * (0.6 + 0.5 * skill), 0, 1)
+        frames.append(pd.DataFrame({"kind": kind, "correct": correct, "confidence": confidence}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def run(*args):
     return CliRunner().invoke(main, list(args))
 
 
-def test_console_script_runs_the_demo():
+def test_console_script_scores_a_file(tmp_path):
+    path = tmp_path / "predictions.csv"
+    example_predictions(targets=400, seed=1).to_csv(path, index=False)
     alc_dask = Path(sys.executable).with_name("alc-dask")
-    out = subprocess.run([str(alc_dask), "demo"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([str(alc_dask), "score", str(path)], capture_output=True, text=True, check=True).stdout
     assert "ALC" in out and "attack (best cut)" in out
 
 

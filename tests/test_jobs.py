@@ -140,3 +140,20 @@ def test_paper_protocol_on_adult(shared_data):
     expected = {(s, tuple(e["known_columns"])) for e in entries for s in paper_secrets(list(release.columns), e["known_columns"])}
     assert {(s.secret, s.known) for s in scenarios} == expected
     assert {s.baseline for s in scenarios} == {"prior"}
+
+
+def test_paper_protocol_both_approaches_on_a_seeded_sample(shared_data):
+    paper = shared_data / "alc-paper"
+    release = Release.load(paper / "child" / "original.parquet", [paper / "child" / "weak.parquet"])
+    entry = {"generate": "paper", "jobs_file": str(paper / "jobs.json"), "dataset": "child", "approach": "both", "sample": 30}
+    scenarios = expand(validate_job({**BASE, "scenarios": [entry]}), release)
+    attacks = {(s.secret, s.known) for s in scenarios}
+    assert len(attacks) == 30 and len(scenarios) == 60
+    for secret, known in attacks:
+        assert {s.baseline for s in scenarios if (s.secret, s.known) == (secret, known)} == {"ml", "prior"}
+    again = expand(validate_job({**BASE, "scenarios": [entry]}), release)
+    assert [s.id for s in again] == [s.id for s in scenarios]
+    other_seed = expand(validate_job({**BASE, "seed": 1, "scenarios": [entry]}), release)
+    assert {(s.secret, s.known) for s in other_seed} != attacks
+    everything = expand(validate_job({**BASE, "scenarios": [{**entry, "sample": None}]}), release)
+    assert attacks < {(s.secret, s.known) for s in everything}

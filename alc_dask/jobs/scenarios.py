@@ -96,11 +96,25 @@ def _entry_scenarios(spec: JobSpec, entry, release: Release):
             for known, share in sample_known_sets(release, secret, entry, spec.seed):
                 yield secret, known, f"sampled_known unique={share:.2f}", None, spec.baselines, spec.targets
     elif isinstance(entry, PaperProtocol):
-        baselines = ["ml" if entry.approach == "ours" else "prior"]
-        for paper_entry in paper_entries(entry.jobs_file, entry.dataset, entry.approach, entry.entries):
-            known = paper_entry["known_columns"]
-            for secret in paper_secrets(columns, known, entry.secrets_per_entry):
-                yield secret, known, f"paper job {paper_entry['job_num']}", None, baselines, spec.targets
+        baselines = {"ours": ["ml"], "prior": ["prior"], "both": ["ml", "prior"]}[entry.approach]
+        for secret, known, job_num in paper_attacks(entry, columns, spec.seed):
+            yield secret, known, f"paper job {job_num}", None, baselines, spec.targets
+
+
+def paper_attacks(entry: PaperProtocol, columns: list[str], job_seed: int) -> list[tuple[str, list[str], int]]:
+    """(secret, known, job number) of the entry's attacks, repeats dropped, or a seeded sample of them."""
+    source = "ours" if entry.approach == "both" else entry.approach
+    attacks, seen = [], set()
+    for paper_entry in paper_entries(entry.jobs_file, entry.dataset, source, entry.entries):
+        known = paper_entry["known_columns"]
+        for secret in paper_secrets(columns, known, entry.secrets_per_entry):
+            if (secret, frozenset(known)) not in seen:
+                seen.add((secret, frozenset(known)))
+                attacks.append((secret, known, paper_entry["job_num"]))
+    if entry.sample is not None and entry.sample < len(attacks):
+        chosen = np.random.default_rng([job_seed, *entry.dataset.encode()]).choice(len(attacks), entry.sample, replace=False)
+        attacks = [attacks[i] for i in sorted(chosen)]
+    return attacks
 
 
 def sample_known_sets(release: Release, secret: str, entry: SampledKnown, job_seed: int) -> list[tuple[list[str], float]]:

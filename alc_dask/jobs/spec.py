@@ -82,16 +82,19 @@ class SampledKnown(Strict):
 
 
 class PaperProtocol(Strict):
-    """The paper's experiment: entries of its jobs.json for one dataset and approach, each with its
-    first ``secrets_per_entry`` shuffled non-known columns as secrets. ``approach`` ours attacks
-    with the ML baseline, prior with the prior baseline."""
+    """The paper's experiment: entries of its jobs.json for one dataset, each with its first
+    ``secrets_per_entry`` shuffled non-known columns as secrets. ``approach`` ours attacks with the
+    ML baseline, prior with the prior baseline, both with each (the two approaches of the paper
+    share their known-column sets). ``sample`` draws that many of the attacks at random (seeded by
+    the job seed) instead of running them all."""
 
     generate: Literal["paper"]
     jobs_file: str
     dataset: str
-    approach: Literal["ours", "prior"] = "ours"
+    approach: Literal["ours", "prior", "both"] = "ours"
     entries: Annotated[int, Field(ge=1)] | None = None
     secrets_per_entry: Annotated[int, Field(ge=1)] = 5
+    sample: Annotated[int, Field(ge=1)] | None = None
 
 
 def _scenario_kind(entry) -> str | None:

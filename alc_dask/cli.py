@@ -120,6 +120,56 @@ def demo(out: Path, rows: int, seed: int, workers: int | None) -> None:
     click.echo(f"Report: {paths['html'].resolve()}")
 
 
+@main.group()
+def paper() -> None:
+    """Reproduce the ALC paper's experiment and compare it with the reference implementation."""
+
+
+@paper.command("run")
+@click.argument("jobs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--sample", type=click.IntRange(min=1), help="Attacks drawn at random per job (default: the jobs' own sample).")
+@click.option("--all", "everything", is_flag=True, help="Every attack of the paper's jobs.json, no sampling.")
+@click.option("--scheduler", help="Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
+@click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: one per core); with --scheduler, workers to wait for.")
+def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, scheduler: str | None, workers: int | None) -> None:
+    """Run the paper's job files (jobs/paper/*.yaml), one after the other, on one cluster."""
+    from alc_dask.engine import run_job
+    from alc_dask.engine.cluster import connect
+    from alc_dask.jobs import load_job
+    from alc_dask.reproduction import with_paper_sample
+
+    failed = 0
+    with _clear_errors(), connect(scheduler, workers) as client:
+        for job in jobs:
+            spec = load_job(job)
+            if sample or everything:
+                spec = with_paper_sample(spec, None if everything else sample)
+            scores = run_job(spec, client=client)
+            failed += int((scores["status"] != "ok").sum())
+            click.echo(f"{job}: {len(scores)} scenarios; results in {spec.output}")
+    if failed:
+        click.echo(f"{failed} scenarios failed")
+        sys.exit(1)
+
+
+@paper.command("compare")
+@click.argument("out", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--reference", "reference_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path), help="The reference's results (alc-paper/reference-results).")
+@click.option("--report", "report_dir", type=click.Path(path_type=Path), default=Path("alc-out/paper/report"), show_default=True)
+def paper_compare(out: tuple[Path, ...], reference_dir: Path, report_dir: Path) -> None:
+    """Table 2 and Figure 7 of the paper from the results in OUT..., beside the reference's."""
+    from alc_dask.reproduction import compare_with_reference
+    from alc_dask.results import read_scores
+
+    with _clear_errors():
+        scores = pd.concat([read_scores(folder) for folder in out], ignore_index=True)
+        markdown = compare_with_reference(scores, reference_dir, report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    (report_dir / "paper.md").write_text(markdown)
+    click.echo(markdown)
+    click.echo(f"Report: {report_dir / 'paper.md'}")
+
+
 @contextmanager
 def _clear_errors() -> Iterator[None]:
     """Bad input (job file, release, output folder, cluster) becomes one message and exit code 1."""

@@ -124,3 +124,66 @@ def table2(keys: pd.DataFrame) -> pd.DataFrame:
         mine, theirs = paper_label(both["ours"]), paper_label(both[other])
         columns[other] = [100.0 * np.mean((mine == a) & (theirs == b)) if len(both) else np.nan for a, b in DISAGREEMENTS]
     return pd.DataFrame(columns, index=PAPER_TABLE2.index)
+
+
+def release_dataset_strength(release: str) -> tuple[str, str]:
+    """``adult-weak`` -> (``adult``, ``weak``): the naming of the paper's job files."""
+    dataset, _, strength = release.rpartition("-")
+    return dataset, strength
+
+
+def compare_with_reference(scores: pd.DataFrame, reference_dir: Path, figures: Path) -> str:
+    """Markdown: per strength, our Table 2 and the reference's on the same keys, the paper's, the
+    agreement of risk labels, the highest ALC, and the Figure 7 plots (written to ``figures``)."""
+    ok = scores[scores["status"] == "ok"].copy()
+    ok[["dataset", "strength"]] = [release_dataset_strength(r) for r in ok["release"]]
+    figures.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for strength, part in ok.groupby("strength"):
+        keys = our_keys(part[part["baseline"] == "ml"], part[part["baseline"] == "prior"])
+        reference = reference_keys(reference_dir, strength)
+        same = reference.loc[reference.index.intersection(keys.index)]
+        ours_table, reference_table = table2(keys), table2(same)
+        agreement = label_agreement(keys, same)
+        lines += [
+            f"## {strength} releases: {len(keys)} attacks ({', '.join(f'{d} {n}' for d, n in keys.groupby(level='dataset').size().items())})",
+            "",
+            "Table 2, percent of attacks where the approaches disagree on the risk label:",
+            "",
+            _markdown(pd.concat({"alc_dask": ours_table, "reference, same attacks": reference_table}, axis=1)),
+            "",
+        ]
+        if strength == "weak":
+            lines += ["The paper's Table 2 (all 8886 attacks of its experiment, weak releases):", "", _markdown(PAPER_TABLE2), ""]
+        lines += [
+            f"Cells of alc_dask's Table 2 within 5 points of the reference's: {int(((ours_table - reference_table).abs() <= 5).sum().sum())} of 8 "
+            f"(largest gap {(ours_table - reference_table).abs().max().max():.2f}).",
+            f"Risk labels agreeing with the reference on the same attacks ({len(same)}): "
+            + ", ".join(f"{name} {share:.1%}" for name, share in agreement.items()) + ".",
+            f"Highest ALC: alc_dask ours {keys['ours'].max():.3f}, prior {keys['prior approach'].max():.3f}; "
+            f"reference ours {same['ours'].max():.3f}, prior {same['prior approach'].max():.3f}.",
+            "",
+        ]
+        for name, frame in (("alc_dask", keys), ("reference", same)):
+            path = figure7(frame, f"{name}, {strength} releases: ours vs prior", figures / f"figure7-{name}-{strength}.png")
+            lines.append(f"![{name} {strength}]({path.name})")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    flat = frame.copy()
+    flat.index = [f"ours {a} / other {b}" for a, b in flat.index]
+    flat.columns = [" · ".join(c) if isinstance(c, tuple) else c for c in flat.columns]
+    header = "| | " + " | ".join(flat.columns) + " |"
+    rule = "|---|" + "---:|" * len(flat.columns)
+    rows = [f"| {index} | " + " | ".join(f"{v:.2f}%" for v in row) + " |" for index, row in zip(flat.index, flat.to_numpy())]
+    return "\n".join([header, rule, *rows])
+
+
+def with_paper_sample(spec, sample: int | None):
+    """The job ``spec`` with every paper-protocol entry sampling ``sample`` attacks (None: all)."""
+    from alc_dask.jobs.spec import PaperProtocol
+
+    scenarios = [s.model_copy(update={"sample": sample}) if isinstance(s, PaperProtocol) else s for s in spec.scenarios]
+    return spec.model_copy(update={"scenarios": scenarios})

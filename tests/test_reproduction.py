@@ -54,3 +54,25 @@ def test_reference_results_reproduce_the_papers_table(shared_data):
     assert len(keys) > 5000
     assert (table - PAPER_TABLE2).abs().max().max() < 5.0
     assert table.loc[("at risk", "safe"), "prior approach"] > table.loc[("at risk", "safe"), "no recall"] > 10
+
+
+def test_comparison_report_on_a_few_real_attacks(shared_data, tmp_path):
+    from alc_dask import Release, run_attack
+    from alc_dask.jobs.paper import paper_entries, paper_secrets
+    from alc_dask.reproduction import compare_with_reference
+
+    paper = shared_data / "alc-paper"
+    release = Release.load(paper / "child" / "original.parquet", [paper / "child" / "weak.parquet"])
+    known = paper_entries(paper / "jobs.json", "child", limit=1)[0]["known_columns"]
+    rows = []
+    for secret in paper_secrets(list(release.columns), known)[:3]:
+        for baseline in ("ml", "prior"):
+            result = run_attack(release, secret, known, baseline=baseline, seed=0)
+            row = result.to_frame().assign(release="child-weak", status="ok", known=json.dumps(sorted(known)))
+            rows.append(row)
+    markdown = compare_with_reference(pd.concat(rows, ignore_index=True), paper / "reference-results", tmp_path)
+    assert "## weak releases: 3 attacks (child 3)" in markdown
+    assert "The paper's Table 2" in markdown
+    assert "Risk labels agreeing with the reference on the same attacks (3)" in markdown
+    assert (tmp_path / "figure7-alc_dask-weak.png").stat().st_size > 10_000
+    assert (tmp_path / "figure7-reference-weak.png").exists()

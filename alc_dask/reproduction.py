@@ -80,14 +80,14 @@ def our_keys(ours_scores: pd.DataFrame, prior_scores: pd.DataFrame) -> pd.DataFr
 
 
 def label_agreement(ours: pd.DataFrame, reference: pd.DataFrame) -> pd.Series:
-    """Share of common keys on which our and the reference's paper labels agree, per approach."""
+    """Share of common keys on which our and the reference's paper labels agree, per approach
+    (keys where either side has no ALC for that approach are left out)."""
     common = ours.index.intersection(reference.index)
-    return pd.Series(
-        {
-            column: float(np.mean(paper_label(ours.loc[common, column]) == paper_label(reference.loc[common, column])))
-            for column in ("ours", "no recall", "prior approach")
-        }
-    )
+    shares = {}
+    for column in ("ours", "no recall", "prior approach"):
+        both = pd.concat([ours.loc[common, column], reference.loc[common, column]], axis=1).dropna()
+        shares[column] = float(np.mean(paper_label(both.iloc[:, 0]) == paper_label(both.iloc[:, 1]))) if len(both) else np.nan
+    return pd.Series(shares)
 
 
 def figure7(keys: pd.DataFrame, title: str, path: Path) -> Path:

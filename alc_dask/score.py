@@ -26,17 +26,6 @@ class Score:
     attack_full_recall: PrcResult
     alc_full_recall: float
 
-    def to_frame(self) -> pd.DataFrame:
-        rows = {
-            "best": {**self.base.to_dict("base_"), **self.attack.to_dict("attack_"), "alc": self.alc},
-            "recall 1": {
-                **self.base_full_recall.to_dict("base_"),
-                **self.attack_full_recall.to_dict("attack_"),
-                "alc": self.alc_full_recall,
-            },
-        }
-        return pd.DataFrame(rows).T
-
 
 def score_predictions(
     predictions: pd.DataFrame, *, max_interval: float = 0.1, measure: MeasureSettings = MeasureSettings(), source: str = "predictions"

@@ -22,7 +22,3 @@ def build_attack(name: str, **params):
     if name not in _ATTACKS:
         raise ValueError(f"unknown attack {name!r}; registered: {sorted(_ATTACKS)}")
     return _ATTACKS[name](**params)
-
-
-def attack_names() -> list[str]:
-    return sorted(_ATTACKS)

@@ -18,7 +18,6 @@ CHANGES = ("worse", "failed", "new", "same", "better")  # report order: what nee
 class AuditDiff:
     table: pd.DataFrame
     """Per scenario: secret, known, alc and risk now and before, and ``change``."""
-    has_previous: bool
 
     @property
     def flagged(self) -> pd.DataFrame:
@@ -33,12 +32,12 @@ def compare(current: pd.DataFrame, previous: pd.DataFrame | None, worse_by: floa
     now = current[["scenario_id", "secret", "known", "baseline", "status", "alc", "risk"]]
     if previous is None:
         table = now.assign(alc_before=float("nan"), risk_before=None, change="new")
-        return AuditDiff(table.reset_index(drop=True), has_previous=False)
+        return AuditDiff(table.reset_index(drop=True))
     before = previous[previous["status"] == "ok"][["scenario_id", "alc", "risk"]].rename(columns={"alc": "alc_before", "risk": "risk_before"})
     table = now.merge(before, on="scenario_id", how="left")
     table["change"] = [_change(row, worse_by) for row in table.itertuples(index=False)]
     table["change"] = pd.Categorical(table["change"], categories=list(CHANGES), ordered=True)
-    return AuditDiff(table.sort_values(["change", "alc"], ascending=[True, False]).reset_index(drop=True), has_previous=True)
+    return AuditDiff(table.sort_values(["change", "alc"], ascending=[True, False]).reset_index(drop=True))
 
 
 def _change(row, worse_by: float) -> str:

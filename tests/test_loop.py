@@ -149,3 +149,30 @@ def test_weak_release_leaks_more_than_strong_on_adult(shared_data):
         release = Release.load(original, [folder / f"{strength}.parquet"])
         alcs[strength] = np.array([run_attack(release, secret, known, seed=0).alc for secret, known in scenarios])
     assert (alcs["weak"] > alcs["strong"] + 0.2).all(), alcs
+
+
+class AlwaysFirstValue:
+    """A registered attack that always predicts code 0 with a fixed rank score."""
+
+    def __init__(self, score: float = 0.5):
+        self.score = score
+
+    def predict(self, release, secret, known, target_rows, source="original", client=None):
+        from alc_dask.attacks import Predictions
+
+        n = len(target_rows)
+        return Predictions(np.zeros(n, np.int32), np.full(n, self.score), np.zeros(n, bool))
+
+
+def test_a_registered_attack_runs_by_name(leaky):
+    from alc_dask.attacks.registry import register_attack
+
+    register_attack("always_first_value", AlwaysFirstValue)
+    with pytest.raises(ValueError, match="already registered"):
+        register_attack("always_first_value", AlwaysFirstValue)
+    result = run_attack(leaky, "occupation", KNOWN, attack="always_first_value", attack_params={"score": 0.7}, seed=0, **FAST)
+    assert result.attack_name == "always_first_value"
+    assert (result.predictions["attack_code"] == 0).all()
+    assert (result.predictions["attack_confidence"] == 0.7).all()
+    with pytest.raises(ValueError, match="unknown attack 'no_such_attack'"):
+        run_attack(leaky, "occupation", KNOWN, attack="no_such_attack")

@@ -37,7 +37,7 @@ def normalize_key(secret: str, known: str | list) -> tuple[str, str]:
     return secret.removesuffix(DISCRETIZED_SUFFIX), json.dumps(sorted(columns))
 
 
-def _keyed(frame: pd.DataFrame) -> pd.DataFrame:
+def with_normalized_keys(frame: pd.DataFrame) -> pd.DataFrame:
     keys = [normalize_key(s, k) for s, k in zip(frame["secret"], frame["known"])]
     return frame.assign(secret=[k[0] for k in keys], known=[k[1] for k in keys])
 
@@ -46,7 +46,7 @@ def reference_keys(results_dir: Path, strength: str) -> pd.DataFrame:
     """Per key, the reference's ours / no recall / prior ALCs, from its published results."""
     def best(file: str, rows) -> pd.DataFrame:
         frame = pd.read_parquet(Path(results_dir) / file)
-        frame = _keyed(frame.rename(columns={"secret_column": "secret", "known_columns": "known"}))
+        frame = with_normalized_keys(frame.rename(columns={"secret_column": "secret", "known_columns": "known"}))
         frame["dataset"] = frame["dataset"].str.removesuffix(".parquet")
         return _best_rows(frame[rows(frame)], "alc")
 
@@ -67,7 +67,7 @@ def _best_rows(frame: pd.DataFrame, column: str) -> pd.DataFrame:
 def our_keys(ours_scores: pd.DataFrame, prior_scores: pd.DataFrame) -> pd.DataFrame:
     """Per key, our ours / no recall / prior ALCs from engine score tables (columns dataset,
     secret, known, alc, alc_full_recall)."""
-    ours, prior = _keyed(ours_scores), _keyed(prior_scores)
+    ours, prior = with_normalized_keys(ours_scores), with_normalized_keys(prior_scores)
     best = _best_rows(ours, "alc")
     return pd.DataFrame(
         {

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from alc_dask import Release
-from alc_dask.reproduction import KEY, _keyed, our_keys, reference_keys, release_dataset_strength, table2
+from alc_dask.reproduction import KEY, with_normalized_keys, our_keys, reference_keys, release_dataset_strength, table2
 from alc_dask.results import read_scores
 
 PAPER = Path(__file__).resolve().parents[2] / "shared" / "data" / "alc-paper"
@@ -29,7 +29,7 @@ def majority_shares(dataset: str) -> dict[str, float]:
 
 def reference_base_at_full_recall(strength: str) -> pd.Series:
     frame = pd.read_parquet(PAPER / "reference-results" / f"all_secret_known_{strength}.parquet")
-    frame = _keyed(frame.rename(columns={"secret_column": "secret", "known_columns": "known"}))
+    frame = with_normalized_keys(frame.rename(columns={"secret_column": "secret", "known_columns": "known"}))
     frame["dataset"] = frame["dataset"].str.removesuffix(".parquet")
     return frame[frame["base_recall"] == 1].groupby(KEY)["base_prec"].max()
 

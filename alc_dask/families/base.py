@@ -1,0 +1,75 @@
+"""The contract every evaluation family follows, in the spirit of scikit-learn estimators.
+
+A family is built from its parameters (validated strictly, cheap, no data: it is pickled to the
+workers), checked against a release before any cluster starts, then evaluated on a worker. The
+evaluation returns one row of measures whose raw counts are kept, so a risk or an interval can be
+recomputed later at another confidence level without rerunning anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+    from alc_dask.data import Release
+
+
+class FamilyParams(BaseModel):
+    """Base of every family's parameters: unknown keys are errors, values are frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What one evaluation found: its row of measures (the family's ``fields``) and, for families
+    that make per-target predictions, those predictions (in ``alc_dask.results.PREDICTIONS``)."""
+
+    measures: dict[str, Any]
+    predictions: pd.DataFrame | None = None
+
+
+class EvaluationFamily:
+    """One kind of privacy evaluation.
+
+    Subclasses set ``name`` (what a job's ``family:`` says), ``Params`` (a ``FamilyParams``
+    model), ``fields`` (the pyarrow fields of the measures they write) and ``headline`` (the field
+    summaries rank by and audits compare: higher means more exposed), and implement ``check``,
+    ``evaluate`` and ``label``. A ``risk`` field (a label of ``alc_dask.measure.LABELS``) is in
+    every family's measures, so reports and audits speak one language across families.
+    """
+
+    name: ClassVar[str]
+    Params: ClassVar[type[FamilyParams]]
+    fields: ClassVar[tuple[pa.Field, ...]]
+    headline: ClassVar[str]
+
+    def __init__(self, params: FamilyParams | Mapping[str, Any] | None = None, **kwargs: Any):
+        if isinstance(params, self.Params) and not kwargs:
+            self.params = params
+        else:
+            self.params = self.Params.model_validate({**dict(params or {}), **kwargs})
+
+    def identity(self) -> dict[str, Any]:
+        """What makes two evaluations the same one (their scenario id hashes it): all parameters by default."""
+        return self.params.model_dump(mode="json")
+
+    def describe(self) -> str:
+        """A short readable name for ids and progress lines."""
+        return self.name
+
+    def check(self, release: Release) -> None:
+        """Raise ``ScenarioError`` naming the parameter and value when this evaluation cannot run on ``release``."""
+
+    def evaluate(self, release: Release, seed: int) -> Evaluation:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.params.model_dump()})"

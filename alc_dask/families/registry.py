@@ -1,0 +1,50 @@
+"""Evaluation families by name: the built-in ones and those installed with an entry point.
+
+A package adds a family by declaring, in its pyproject.toml::
+
+    [project.entry-points."alc_dask.families"]
+    my_family = "my_package.module:MyFamily"
+
+Entry points are read in every process that looks a name up, so a family installed in the
+workers' environment runs on a real cluster, and an unknown name is rejected when a job is loaded.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import import_module, metadata
+
+FAMILY_GROUP = "alc_dask.families"
+DEFAULT_FAMILY = "alc"
+_BUILT_IN = {
+    "alc": "alc_dask.families.alc:AlcFamily",
+    "singling_out": "alc_dask.families.singling_out:SinglingOut",
+    "linkability": "alc_dask.families.linkability:Linkability",
+    "inference": "alc_dask.families.inference:Inference",
+}
+
+
+def family_names() -> list[str]:
+    return sorted({**_BUILT_IN, **_installed(FAMILY_GROUP)})
+
+
+def get_family(name: str) -> type:
+    """The family class registered as ``name``; a ``ValueError`` listing the known names otherwise."""
+    target = _BUILT_IN.get(name) or _installed(FAMILY_GROUP).get(name)
+    if target is None:
+        raise ValueError(f"unknown family {name!r}; known families: {', '.join(family_names())}")
+    return load_object(target)
+
+
+def load_object(target: str):
+    """The object an entry-point string ``module:qualname`` names."""
+    module, _, qualname = target.partition(":")
+    found = import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
+@cache
+def _installed(group: str) -> dict[str, str]:
+    return {entry.name: entry.value for entry in metadata.entry_points(group=group)}

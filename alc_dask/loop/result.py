@@ -1,0 +1,58 @@
+"""The outcome of one ALC scenario, as its measures row and its predictions."""
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from alc_dask.measure import PrcResult
+
+
+@dataclass(frozen=True)
+class AttackResult:
+    """A scenario's outcome: the best base and attack measures (chosen independently) and their
+    ALC, the attack at recall 1 with its ALC, why it halted, and every prediction made."""
+
+    secret: str
+    known: tuple[str, ...]
+    attack_name: str
+    baseline: str
+    model: str
+    expected_base_prc: float | None
+    halt_code: str
+    base: PrcResult
+    attack: PrcResult
+    alc: float
+    attack_full_recall: PrcResult
+    alc_full_recall: float
+    pairs: int
+    abstentions: int
+    recall_basis: str
+    seconds: float
+    seed: int
+    predictions: pd.DataFrame = field(repr=False)
+
+    def measures(self) -> dict:
+        """The scenario's figures as one flat row (no predictions)."""
+        return {
+            "secret": self.secret,
+            "known": list(self.known),
+            "attack": self.attack_name,
+            "baseline": self.baseline,
+            "model": self.model,
+            "expected_base_prc": self.expected_base_prc,
+            "halt_code": self.halt_code,
+            "alc": self.alc,
+            **self.base.to_dict("base_"),
+            **self.attack.to_dict("attack_"),
+            "alc_full_recall": self.alc_full_recall,
+            **self.attack_full_recall.to_dict("attack_full_recall_"),
+            "pairs": self.pairs,
+            "abstentions": self.abstentions,
+            "recall_basis": self.recall_basis,
+            "seconds": self.seconds,
+            "seed": self.seed,
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row of scores (no predictions), ready to be written or concatenated."""
+        return pd.DataFrame([self.measures()])

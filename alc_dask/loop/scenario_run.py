@@ -1,0 +1,172 @@
+"""The bookkeeping of one ALC scenario: targets in batches, baseline and attack paired, halting.
+
+Every batch ends exactly at the next halting checkpoint (and inside one control block), so the
+batch size never changes a result.
+"""
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from alc_dask.attacks import Predictions
+from alc_dask.attacks.registry import build_attack
+from alc_dask.baseline.blocks import block_size
+from alc_dask.baseline.selection import BaselineSettings
+from alc_dask.baseline.sources import BaselineMode, ControlBaseline, MlBaseline, PriorBaseline
+from alc_dask.data import Release, ScenarioError
+from alc_dask.loop.pairs import PairLog
+from alc_dask.loop.result import AttackResult
+from alc_dask.loop.targets import target_order
+from alc_dask.measure import Checkpoint, HaltingMonitor, HaltingRules, MeasureSettings, alc, prc_at_full_recall
+from alc_dask.targets import TargetSelector
+
+
+class ScenarioRun:
+    """Which targets come next, their baseline predictions, the pairs recorded so far and the
+    halting checks. Attacks only supply their predictions."""
+
+    def __init__(
+        self,
+        release: Release,
+        secret: str,
+        known: Sequence[str],
+        *,
+        baseline: str = "ml",
+        targets: TargetSelector | Sequence[int] | None = None,
+        seed: int = 0,
+        attack=None,
+        halting: HaltingRules = HaltingRules(),
+        measure: MeasureSettings = MeasureSettings(),
+        baseline_settings: BaselineSettings = BaselineSettings(),
+        swap_fraction: float = 0.2,
+        client=None,
+    ):
+        self.started = time.perf_counter()
+        self.release, self.secret, self.known, self.seed = release, secret, tuple(known), seed
+        self.mode = _mode(baseline)
+        release.usable_tables(secret, known)  # scenario errors first: secret among known, absent columns ...
+        if np.unique(release.true_codes(secret, release.original)).size < 2:
+            raise ScenarioError(f"secret {secret!r} has a single value in the original table: nothing to infer")
+        self.order, self.recall_basis, scale = target_order(release, targets, seed)
+        self.measure = MeasureSettings(
+            confidence_level=measure.confidence_level, rmin=measure.rmin, alpha=measure.alpha, abs_weight=measure.abs_weight, recall_scale=scale
+        )
+        self.source = self._baseline_source(baseline_settings, attack, swap_fraction, client)
+        if isinstance(self.source, ControlBaseline):
+            self.order = self.order[: self.source.available_pairs]
+        self.monitor = HaltingMonitor(halting, expected_base_prc=self.source.expected_prc, measure=self.measure)
+        self.block = block_size(release.original.n_rows)
+        self.log = PairLog()
+        self.outcome: Checkpoint | None = None
+        self._pending: tuple | None = None
+
+    @property
+    def pairs(self) -> int:
+        return self.log.count
+
+    @property
+    def done(self) -> bool:
+        return self.outcome is not None
+
+    def next_targets(self, limit: int) -> np.ndarray:
+        """Up to ``limit`` target rows, never past the next checkpoint nor the current block."""
+        if self._pending is not None:
+            raise RuntimeError("record the predictions of the previous targets first")
+        if self.done:
+            return np.empty(0, dtype=np.int64)
+        if self.pairs == len(self.order):
+            self._finish()
+            return np.empty(0, dtype=np.int64)
+        in_block = self.pairs % self.block
+        if in_block == 0:
+            self.source.start_block(self.order[self.pairs : self.pairs + self.block])
+        size = min(limit, _pairs_to_next_check(self.monitor.rules, self.pairs), self.block - in_block, len(self.order) - self.pairs)
+        pair_index = np.arange(self.pairs, self.pairs + size)
+        rows = self.order[pair_index]
+        self._pending = (rows, pair_index, *self.source.predict(rows, pair_index))
+        return rows
+
+    def record(self, attack: Predictions) -> None:
+        """Pair the attack's predictions with the baseline's for the targets just handed out."""
+        rows, pair_index, base_codes, base_confidence = self._pending
+        if len(attack.codes) != len(rows):
+            raise ValueError(f"expected {len(rows)} attack predictions, got {len(attack.codes)}")
+        self._pending = None
+        abstained = np.asarray(attack.abstained, dtype=bool)
+        codes = np.where(abstained, base_codes, attack.codes)  # spec §5: abstain = baseline's guess, confidence 0
+        confidence = np.where(abstained, 0.0, attack.confidence)
+        if self.mode is BaselineMode.PRIOR:
+            confidence = base_confidence = np.ones(len(rows))
+        self.log.append(
+            target=rows,
+            base_code=base_codes,
+            base_confidence=base_confidence,
+            base_true=self.source.truth(rows, pair_index),
+            attack_code=codes,
+            attack_confidence=confidence,
+            attack_true=self.release.true_codes(self.secret, self.release.targets(rows)),
+            abstained=abstained,
+        )
+        if self.monitor.is_checkpoint(self.pairs):
+            checkpoint = self.monitor.check(*self.log.measures())
+            if checkpoint.halted:
+                self.outcome = checkpoint
+
+    def result(self, attack_name: str) -> AttackResult:
+        if not self.done:
+            raise RuntimeError("the scenario has not finished")
+        predictions = self.log.frame()
+        m = self.measure
+        full_recall = dict(confidence_level=m.confidence_level, rmin=m.rmin, alpha=m.alpha, recall_scale=m.recall_scale)
+        attack_full = prc_at_full_recall(predictions["attack_correct"].to_numpy(), **full_recall)
+        base_full = prc_at_full_recall(predictions["base_correct"].to_numpy(), **full_recall)
+        return AttackResult(
+            secret=self.secret,
+            known=self.known,
+            attack_name=attack_name,
+            baseline=self.mode.value,
+            model=self.source.model_name,
+            expected_base_prc=self.source.expected_prc,
+            halt_code=self.outcome.halt_code.value,
+            base=self.outcome.base,
+            attack=self.outcome.attack,
+            alc=self.outcome.alc,
+            attack_full_recall=attack_full,
+            alc_full_recall=alc(base_full.prc, attack_full.prc, abs_weight=m.abs_weight),
+            pairs=self.pairs,
+            abstentions=int(predictions["abstained"].sum()),
+            recall_basis=self.recall_basis,
+            seconds=time.perf_counter() - self.started,
+            seed=self.seed,
+            predictions=predictions,
+        )
+
+    def predictions(self):
+        return self.log.frame()
+
+    def _finish(self) -> None:
+        if self.pairs == 0:
+            raise ScenarioError(f"secret {self.secret!r}: no targets to attack")
+        self.outcome = self.monitor.finish(*self.log.measures())
+
+    def _baseline_source(self, settings, attack, swap_fraction, client):
+        if self.mode is BaselineMode.ML:
+            return MlBaseline(self.release, self.secret, self.known, settings, self.measure, self.seed)
+        attack = attack or build_attack("best_row_match")
+        if self.mode is BaselineMode.PRIOR:
+            return PriorBaseline(self.release, self.secret, self.known, attack, swap_fraction, self.seed)
+        return ControlBaseline(self.release, self.secret, self.known, attack, self.seed, client)
+
+
+def _pairs_to_next_check(rules: HaltingRules, pairs: int) -> int:
+    if pairs < rules.min_pairs:
+        return rules.min_pairs - pairs
+    return rules.check_every - (pairs - rules.min_pairs) % rules.check_every
+
+
+def _mode(baseline: str) -> BaselineMode:
+    try:
+        return BaselineMode(baseline)
+    except ValueError:
+        raise ScenarioError(f"baseline must be one of {[m.value for m in BaselineMode]}; got {baseline!r}") from None

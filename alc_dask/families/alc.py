@@ -1,0 +1,162 @@
+"""Attribute inference scored with the Anonymity Loss Coefficient: the default family.
+
+One evaluation is one scenario of the ALC paper: a secret column, the columns the attacker knows,
+an attack, and a non-member baseline; the scenario loop pairs their predictions and halts when the
+ALC is known well enough. Its measures are the ALC and both precision/recall measures.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Annotated, Any, Literal
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict, Field
+
+from alc_dask.baseline import BaselineSettings
+from alc_dask.baseline.sources import BaselineMode
+from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
+from alc_dask.jobs.settings import BaselineSpec, HaltingSpec, MeasureSpec, to_settings
+from alc_dask.loop import AttackResult, ScenarioRun, run_attack
+from alc_dask.measure import HaltingRules, MeasureSettings, PrcResult, risk_label
+from alc_dask.targets import TargetSelector
+
+Baseline = Literal[tuple(mode.value for mode in BaselineMode)]
+DEFAULT_SWAP_FRACTION = inspect.signature(ScenarioRun).parameters["swap_fraction"].default
+"""The share of values the prior baseline swaps; the scenario loop owns the default."""
+
+
+class AttackSpec(BaseModel):
+    """A registered attack by name, with the parameters its constructor takes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    params: dict[str, Any] = {}
+
+
+class AlcParams(FamilyParams):
+    """One scenario and how it is measured (the measuring settings come from the job)."""
+
+    secret: str
+    known: Annotated[tuple[str, ...], Field(min_length=1)]
+    attack: AttackSpec = AttackSpec(name="best_row_match")
+    baseline: Baseline = "ml"
+    targets: TargetSelector | None = None
+    halting: HaltingSpec = HaltingSpec()
+    measure: MeasureSpec = MeasureSpec()
+    baseline_settings: BaselineSpec = BaselineSpec()
+    swap_fraction: Annotated[float, Field(gt=0, lt=1)] = DEFAULT_SWAP_FRACTION
+    batch_size: Annotated[int, Field(ge=1)] = 50
+    store_values: bool = False
+
+
+def _prc_fields(prefix: str) -> list[pa.Field]:
+    counts = {"n", "attempts", "correct"}
+    return [pa.field(prefix + name, pa.int64() if name in counts else pa.float64()) for name in PrcResult.__dataclass_fields__]
+
+
+ALC_FIELDS = (
+    pa.field("secret", pa.string()),
+    pa.field("known", pa.string()),  # JSON list, sorted
+    pa.field("attack", pa.string()),
+    pa.field("attack_params", pa.string()),  # JSON
+    pa.field("baseline", pa.string()),
+    pa.field("targets", pa.string()),  # JSON selector or null
+    pa.field("alc", pa.float64()),
+    pa.field("risk", pa.string()),
+    pa.field("model", pa.string()),
+    pa.field("expected_base_prc", pa.float64()),
+    pa.field("halt_code", pa.string()),
+    *_prc_fields("base_"),
+    *_prc_fields("attack_"),
+    pa.field("alc_full_recall", pa.float64()),
+    pa.field("risk_full_recall", pa.string()),
+    *_prc_fields("attack_full_recall_"),
+    pa.field("pairs", pa.int64()),
+    pa.field("abstentions", pa.int64()),
+    pa.field("recall_basis", pa.string()),
+    pa.field("seconds", pa.float64()),  # the scenario's own work
+)
+
+
+class AlcFamily(EvaluationFamily):
+    name = "alc"
+    Params = AlcParams
+    fields = ALC_FIELDS
+    headline = "alc"
+
+    def identity(self) -> dict:
+        """The scenario-defining parameters; measuring settings are the job's and not part of it."""
+        p = self.params
+        return {
+            "secret": p.secret,
+            "known": sorted(p.known),
+            "attack": p.attack.model_dump(),
+            "baseline": p.baseline,
+            "targets": p.targets.model_dump(mode="json") if p.targets else None,
+        }
+
+    def describe(self) -> str:
+        return self.params.secret
+
+    def check(self, release) -> None:
+        from alc_dask.attacks.registry import build_attack
+
+        release.usable_tables(self.params.secret, self.params.known)
+        build_attack(self.params.attack.name, **self.params.attack.params)
+
+    def evaluate(self, release, seed: int) -> Evaluation:
+        p = self.params
+        result = run_attack(
+            release,
+            p.secret,
+            p.known,
+            attack=p.attack.name,
+            attack_params=p.attack.params,
+            baseline=p.baseline,
+            targets=p.targets,
+            seed=seed,
+            batch_size=p.batch_size,
+            halting=to_settings(p.halting, HaltingRules),
+            measure=to_settings(p.measure, MeasureSettings),
+            baseline_settings=to_settings(p.baseline_settings, BaselineSettings),
+            swap_fraction=p.swap_fraction,
+        )
+        measures = {
+            **result.measures(),
+            "known": json.dumps(sorted(p.known)),
+            "attack_params": json.dumps(p.attack.params, sort_keys=True),
+            "targets": p.targets.model_dump_json() if p.targets else None,
+            "risk": risk_label(result.alc),
+            "risk_full_recall": risk_label(result.alc_full_recall),
+        }
+        return Evaluation(measures, prediction_rows(result, release, p.store_values))
+
+
+def prediction_rows(result: AttackResult, release, store_values: bool) -> pd.DataFrame:
+    """The base and attack prediction of every target; secret values only when the job stores them."""
+    frame = result.predictions
+    sides = []
+    for side in ("base", "attack"):
+        part = pd.DataFrame(
+            {
+                "target": frame["target"].to_numpy(np.int64),
+                "side": side,
+                "correct": frame[f"{side}_correct"].to_numpy(bool),
+                "confidence": frame[f"{side}_confidence"].to_numpy(np.float64),
+                "abstained": frame["abstained"].to_numpy(bool) if side == "attack" else False,
+            }
+        )
+        if store_values:
+            part["predicted"] = _as_text(release.decode(result.secret, frame[f"{side}_code"].to_numpy()))
+            part["true"] = _as_text(release.decode(result.secret, frame[f"{side}_true"].to_numpy()))
+        sides.append(part)
+    return pd.concat(sides, ignore_index=True)
+
+
+def _as_text(values) -> list:
+    return [None if value is None else str(value) for value in values]

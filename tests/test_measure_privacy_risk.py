@@ -1,0 +1,58 @@
+"""Anonymeter's rates and risks from counts, checked on the figures of seed 004's example output."""
+
+import math
+
+import pytest
+
+from alc_dask.measure import AttackCounts, SuccessRate, bounded, residual_rate, success_rate
+
+
+def test_seed_example_no_success_in_2000_attacks():
+    """PETsARD's printed example: 0 successes of 2000 for every attack gives risk 0, top 0.0013568577."""
+    measures = AttackCounts(2000, 0, 2000, 0, 2000, 0).measures()
+    assert measures["attack_rate"] == pytest.approx(0.0009585236406264672, rel=1e-9)
+    assert measures["attack_rate_err"] == pytest.approx(0.0009585236406264671, rel=1e-9)
+    assert measures["baseline_rate"] == measures["control_rate"] == measures["attack_rate"]
+    assert measures["privacy_risk"] == 0.0
+    assert measures["privacy_risk_low"] == 0.0
+    assert measures["privacy_risk_high"] == pytest.approx(0.0013568577126237004, rel=1e-9)
+    assert measures["beats_baseline"] is False
+
+
+def test_wilson_rate_is_pulled_towards_one_half_and_error_shrinks_with_attacks():
+    small, large = success_rate(10, 5), success_rate(1000, 500)
+    assert small.value == pytest.approx(0.5) and large.value == pytest.approx(0.5)
+    assert large.error < small.error
+    assert success_rate(100, 100).value < 1.0 and success_rate(100, 0).value > 0.0
+    assert success_rate(0, 0) == SuccessRate(0.5, pytest.approx(0.5))
+
+
+def test_residual_risk_normalizes_by_what_the_control_left():
+    main, control = SuccessRate(0.6, 0.0), SuccessRate(0.2, 0.0)
+    assert residual_rate(main, control).value == pytest.approx(0.5)
+    assert math.isnan(residual_rate(main, SuccessRate(1.0, 0.01)).value)
+
+
+def test_risk_is_bounded_and_recomputable_at_another_confidence():
+    counts = AttackCounts(500, 400, 500, 10, 500, 40)
+    at95, at99 = counts.measures(0.95), counts.measures(0.99)
+    assert 0 <= at95["privacy_risk_low"] <= at95["privacy_risk"] <= at95["privacy_risk_high"] <= 1
+    assert at99["privacy_risk_high"] - at99["privacy_risk_low"] > at95["privacy_risk_high"] - at95["privacy_risk_low"]
+    assert bounded(SuccessRate(-0.2, 0.1)).value == 0.0 and bounded(SuccessRate(1.2, 0.1)).high == 1.0
+
+
+def test_without_control_the_risk_is_the_main_rate():
+    measures = AttackCounts(100, 30, 100, 1).measures()
+    assert measures["privacy_risk"] == pytest.approx(measures["attack_rate"])
+    assert math.isnan(measures["control_rate"])
+
+
+@pytest.mark.parametrize("n_attacks, n_success", [(10, 11), (10, -1), (-1, 0)])
+def test_impossible_counts_are_rejected(n_attacks, n_success):
+    with pytest.raises(ValueError, match="n_success"):
+        success_rate(n_attacks, n_success)
+
+
+def test_confidence_level_outside_the_unit_interval_is_rejected():
+    with pytest.raises(ValueError, match="confidence_level"):
+        success_rate(10, 5, confidence_level=1.0)

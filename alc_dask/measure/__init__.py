@@ -9,7 +9,7 @@ from alc_dask.measure.best import MeasureSettings, PrcResult, best_prc, prc_at_f
 from alc_dask.measure.coefficient import alc, prc
 from alc_dask.measure.halting import Checkpoint, HaltCode, HaltingMonitor, HaltingRules
 from alc_dask.measure.interval import wilson_interval
-from alc_dask.measure.privacy_risk import AttackCounts, PrivacyRisk, SuccessRate, bounded, residual_rate, success_rate
+from alc_dask.measure.privacy_risk import AttackCounts, PrivacyRisk, SuccessRate, bounded, residual_rate, singling_out_probability, success_rate
 from alc_dask.measure.recall import RecallBasis, pretargeted_scale, recall_pretargeted, recall_random
 from alc_dask.measure.risk import LABELS, RiskThresholds, risk_label
 
@@ -20,6 +20,7 @@ __all__ = [
     "SuccessRate",
     "bounded",
     "residual_rate",
+    "singling_out_probability",
     "success_rate",
     "Checkpoint",
     "HaltCode",

@@ -96,3 +96,10 @@ class AttackCounts:
             "control_rate_err": control.error if control else float("nan"),
             "beats_baseline": main.value > baseline.value,
         }
+
+
+def singling_out_probability(n, w_max: float):
+    """Chance that a predicate isolates exactly one of ``n`` records, for predicates whose match
+    probability is uniform on [0, ``w_max``]: ``(1 - (n w + 1)(1 - w)^n) / (n + 1)``. Anonymeter fits
+    it (times a norm) to counts on subsamples, to scale a control table's count to another size."""
+    return (1.0 - (n * w_max + 1.0) * (1.0 - w_max) ** n) / (n + 1.0)

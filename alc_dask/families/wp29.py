@@ -1,0 +1,90 @@
+"""What Anonymeter's three evaluators (the WP29 criteria: singling out, linkability, inference)
+share: parameters, the tables they read, and the measures they write.
+
+Each attacks records of the original table (members of the release) and the same number of records
+of the control table (non-members): the control's success is what the release teaches about anyone,
+so the risk counts only the excess. A random baseline checks that the attack is an attack at all.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import pyarrow as pa
+from pydantic import Field
+
+from alc_dask.data import EncodedTable, Release, ScenarioError
+from alc_dask.families.base import FamilyParams
+from alc_dask.measure import AttackCounts, risk_label
+
+WP29_FIELDS = (
+    pa.field("privacy_risk", pa.float64()),
+    pa.field("privacy_risk_low", pa.float64()),
+    pa.field("privacy_risk_high", pa.float64()),
+    pa.field("risk", pa.string()),
+    pa.field("attack_rate", pa.float64()),
+    pa.field("attack_rate_err", pa.float64()),
+    pa.field("baseline_rate", pa.float64()),
+    pa.field("baseline_rate_err", pa.float64()),
+    pa.field("control_rate", pa.float64()),
+    pa.field("control_rate_err", pa.float64()),
+    pa.field("n_attacks", pa.int64()),
+    pa.field("n_success", pa.int64()),
+    pa.field("n_baseline_attacks", pa.int64()),
+    pa.field("n_baseline_success", pa.int64()),
+    pa.field("n_control_attacks", pa.int64()),
+    pa.field("n_control_success", pa.float64()),  # scaled to the original's size when the tables differ
+    pa.field("confidence_level", pa.float64()),
+    pa.field("beats_baseline", pa.bool_()),
+    pa.field("warning", pa.string()),
+)
+
+NOT_MEANINGFUL = "the attack does not beat the random baseline: the risk is not meaningful"
+CONTROL_ALWAYS_SUCCEEDS = "the attack succeeds on every control record: no residual risk can be measured"
+
+
+class Wp29Params(FamilyParams):
+    """Parameters every WP29 evaluator takes."""
+
+    n_attacks: Annotated[int, Field(ge=1)] = 500
+    table: Annotated[int, Field(ge=0)] = 0
+    """Which anonymized table of the release is attacked (its position in ``release.anonymized``)."""
+    confidence_level: Annotated[float, Field(gt=0, lt=1)] = 0.95
+
+
+def attacked_tables(release: Release, params: Wp29Params, family: str) -> tuple[EncodedTable, EncodedTable]:
+    """The anonymized table and the control table, or a ``ScenarioError`` naming what is missing."""
+    if params.table >= len(release.anonymized):
+        raise ScenarioError(f"{family}: table: {params.table} is not an anonymized table of the release (it has {len(release.anonymized)})")
+    if release.control is None:
+        raise ScenarioError(f"{family}: the release has no control table (release.control): it needs original records not used for the release")
+    return release.anonymized[params.table], release.control
+
+
+def check_columns(release: Release, anonymized: EncodedTable, field: str, columns) -> None:
+    for name in columns:
+        release.column(name)
+        if name not in anonymized.columns:
+            raise ScenarioError(f"{field}: column {name!r} is not in the anonymized table {anonymized.name}")
+
+
+def wp29_measures(counts: AttackCounts, confidence_level: float, warnings: list[str]) -> dict:
+    """The measures row of a WP29 evaluation: rates, risk and its label, the raw counts, warnings."""
+    measures = counts.measures(confidence_level)
+    if not measures["beats_baseline"]:
+        warnings = [*warnings, NOT_MEANINGFUL]
+    measurable = measures["privacy_risk"] == measures["privacy_risk"]
+    if not measurable:
+        warnings = [*warnings, CONTROL_ALWAYS_SUCCEEDS]
+    return {
+        **measures,
+        "risk": risk_label(measures["privacy_risk"]) if measurable else None,
+        "n_attacks": counts.n_attacks,
+        "n_success": counts.n_success,
+        "n_baseline_attacks": counts.n_baseline_attacks,
+        "n_baseline_success": counts.n_baseline_success,
+        "n_control_attacks": counts.n_control_attacks,
+        "n_control_success": float(counts.n_control_success),
+        "confidence_level": confidence_level,
+        "warning": "; ".join(warnings) or None,
+    }

@@ -79,7 +79,8 @@ class AttackCounts:
     n_control_success: float = 0.0
 
     def measures(self, confidence_level: float = 0.95) -> dict:
-        """Rates, errors, the risk with its interval, and whether the attack beats the baseline."""
+        """Rates, errors, the risk with its interval, and whether the attack beats the baseline (an
+        evaluation that could make no attack never does)."""
         main = success_rate(self.n_attacks, self.n_success, confidence_level)
         baseline = success_rate(self.n_baseline_attacks, self.n_baseline_success, confidence_level)
         control = success_rate(self.n_control_attacks, self.n_control_success, confidence_level) if self.n_control_attacks else None
@@ -94,7 +95,7 @@ class AttackCounts:
             "baseline_rate_err": baseline.error,
             "control_rate": control.value if control else float("nan"),
             "control_rate_err": control.error if control else float("nan"),
-            "beats_baseline": main.value > baseline.value,
+            "beats_baseline": bool(self.n_attacks) and main.value > baseline.value,
         }
 
 

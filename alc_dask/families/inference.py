@@ -1,0 +1,84 @@
+"""Inference (Anonymeter's evaluator, seed 004): can the release be used to infer a person's secret
+from other attributes they are known to have?
+
+The guess for a target is the secret of its nearest anonymized row on the auxiliary columns. A
+categorical guess is right when it equals the secret (two missing values are equal); a continuous
+guess is right within ``tolerance`` of the true value: ``|guess - secret| <= tolerance * |secret|``
+(an exact match when the secret is 0). Anonymeter divides by the guess instead, so every negative
+guess counts as right there; dividing by the true value keeps the tolerance a property of the
+person attacked. The baseline guesses the secret of a random anonymized row.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import numpy as np
+import pyarrow as pa
+from pydantic import Field, model_validator
+
+from alc_dask.data import ColumnKind, EncodedTable
+from alc_dask.families.base import Evaluation, EvaluationFamily
+from alc_dask.families.wp29 import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
+from alc_dask.measure import AttackCounts
+from alc_dask.nearest import k_nearest
+
+
+class InferenceParams(Wp29Params):
+    aux_cols: Annotated[tuple[str, ...], Field(min_length=1)]
+    secret: str
+    tolerance: Annotated[float, Field(ge=0, lt=1)] = 0.05
+    """Relative tolerance of a right guess of a continuous secret."""
+
+    @model_validator(mode="after")
+    def _secret_not_known(self):
+        if self.secret in self.aux_cols:
+            raise ValueError(f"secret: {self.secret!r} is also one of the aux_cols; the attacker would know it already")
+        return self
+
+
+class Inference(EvaluationFamily):
+    name = "inference"
+    Params = InferenceParams
+    fields = (pa.field("secret", pa.string()), pa.field("known", pa.string()), *WP29_FIELDS)
+    headline = "privacy_risk"
+
+    def describe(self) -> str:
+        return self.params.secret
+
+    def check(self, release) -> None:
+        anonymized, _ = attacked_tables(release, self.params, self.name)
+        check_columns(release, anonymized, "aux_cols", self.params.aux_cols)
+        check_columns(release, anonymized, "secret", [self.params.secret])
+
+    def evaluate(self, release, seed: int) -> Evaluation:
+        p = self.params
+        self.check(release)
+        anonymized, control = attacked_tables(release, p, self.name)
+        rng = np.random.default_rng(seed)
+        n_main, n_control, n_baseline = (min(p.n_attacks, t.n_rows) for t in (release.original, control, anonymized))
+        main = release.original.rows(np.sort(rng.choice(release.original.n_rows, n_main, replace=False)))
+        held_out = control.rows(np.sort(rng.choice(control.n_rows, n_control, replace=False)))
+        guessed = rng.choice(anonymized.n_rows, n_baseline, replace=False)
+        baseline_right = self._right(self._secret(release, anonymized)[guessed], self._secret(release, main)[:n_baseline], release)
+        counts = AttackCounts(
+            n_main, int(self._attack(release, main, anonymized).sum()), n_baseline, int(baseline_right.sum()), n_control, int(self._attack(release, held_out, anonymized).sum())
+        )
+        return Evaluation({"secret": p.secret, "known": json.dumps(sorted(p.aux_cols)), **wp29_measures(counts, p.confidence_level, [])})
+
+    def _attack(self, release, targets: EncodedTable, anonymized: EncodedTable) -> np.ndarray:
+        _, nearest = k_nearest(targets, anonymized, self.params.aux_cols, 1)
+        return self._right(self._secret(release, anonymized)[nearest[:, 0]], self._secret(release, targets), release)
+
+    def _secret(self, release, table: EncodedTable) -> np.ndarray:
+        if release.column(self.params.secret).kind is ColumnKind.CATEGORICAL:
+            return table.codes[table.categorical.index(self.params.secret)]
+        return table.values[table.continuous.index(self.params.secret)]
+
+    def _right(self, guess: np.ndarray, truth: np.ndarray, release) -> np.ndarray:
+        if release.column(self.params.secret).kind is ColumnKind.CATEGORICAL:
+            return guess == truth  # the missing code equals itself
+        both_missing = np.isnan(guess) & np.isnan(truth)
+        with np.errstate(invalid="ignore"):
+            return both_missing | (np.abs(guess - truth) <= self.params.tolerance * np.abs(truth))

@@ -1,0 +1,128 @@
+"""Singling out: predicates that isolate one record, the counting kernel, risks on leaky and safe releases."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from alc_dask.data import Release, ScenarioError
+from alc_dask.families.singling_out import SinglingOut, multivariate_predicates, random_predicates, univariate_predicates
+from alc_dask.predicates import EQ, GE, IS_NULL, LE, LT, NE, NOT_NULL, Predicates, RowMatrix, count_matches
+from alc_dask.synthetic import make_population
+
+OPS = {EQ: "==", NE: "!=", LT: "<", LE: "<=", GE: ">="}
+
+
+def brute_force_counts(predicates: Predicates, rows: RowMatrix) -> np.ndarray:
+    """Rows meeting each predicate, capped at 2, by plain numpy masks."""
+    counts = []
+    for columns, ops, values in zip(predicates.column, predicates.op, predicates.value):
+        mask = np.ones(len(rows.rows), dtype=bool)
+        for column, op, value in zip(columns, ops, values):
+            if column < 0:
+                continue
+            x = rows.rows[:, column]
+            present = ~np.isnan(x)
+            mask &= {IS_NULL: ~present, NOT_NULL: present, EQ: present & (x == value), NE: present & (x != value), LT: present & (x < value),
+                     LE: present & (x <= value), 4: present & (x > value), GE: present & (x >= value)}[op]
+        counts.append(min(int(mask.sum()), 2))
+    return np.array(counts)
+
+
+@pytest.fixture(scope="module")
+def split_release():
+    """Members (original), their leaky release (the original itself), and non-members (control)."""
+    people = make_population(3000, seed=3)
+    people.loc[people.sample(frac=0.05, random_state=1).index, "region"] = np.nan
+    members, others = people.iloc[:1500].reset_index(drop=True), people.iloc[1500:].reset_index(drop=True)
+    return members, others
+
+
+def release_of(members, others, anonymized) -> Release:
+    return Release.load(members, [anonymized], control=others)
+
+
+def test_counting_kernel_agrees_with_numpy_masks(split_release):
+    members, others = split_release
+    release = release_of(members, others, members)
+    rows = RowMatrix.of(release, release.original, release.original.columns, distinct=False)
+    rng = np.random.default_rng(0)
+    predicates = random_predicates(rows, 400, 3, rng)
+    assert set(np.unique(predicates.op)) >= {EQ, NE, LE, GE}
+    np.testing.assert_array_equal(count_matches(predicates, rows), brute_force_counts(predicates, rows))
+
+
+def test_every_generated_predicate_isolates_one_anonymized_row(split_release):
+    members, others = split_release
+    release = release_of(members, others, members)
+    synthetic = RowMatrix.of(release, release.anonymized[0], release.anonymized[0].columns)
+    rng = np.random.default_rng(1)
+    univariate = univariate_predicates(synthetic, 200, rng)
+    multivariate, attempts = multivariate_predicates(synthetic, 200, 3, 100_000, rng)
+    for predicates in (univariate, multivariate):
+        assert len(predicates) > 0
+        assert (brute_force_counts(predicates, synthetic) == 1).all()
+        assert len(set(predicates.keys())) == len(predicates)
+    assert len(multivariate) == 200 and attempts >= 200
+
+
+def test_missing_value_is_a_category_and_duplicates_are_dropped():
+    table = pd.DataFrame({"a": ["x", "x", None, "y", "y"], "b": [1.0, 1.0, 2.0, 3.0, 4.0]})
+    release = Release.load(table, [table], control=table, columns={"b": "categorical"})
+    rows = RowMatrix.of(release, release.original, ("a", "b"))
+    assert len(rows.rows) == 4  # the duplicated ("x", 1) counts once
+    only_missing = Predicates.stack([[(0, IS_NULL, 0.0)]])
+    assert count_matches(only_missing, rows).tolist() == [1]
+
+
+def test_leaky_release_singles_out_members_far_more_than_non_members(split_release):
+    members, others = split_release
+    leaky = SinglingOut(mode="multivariate", n_attacks=200).evaluate(release_of(members, others, members), seed=0).measures
+    assert leaky["n_attacks"] == 200
+    assert leaky["attack_rate"] > leaky["control_rate"] + 0.2
+    assert leaky["privacy_risk_low"] > 0.2 and leaky["beats_baseline"]
+
+
+def test_unrelated_release_gives_no_measurable_risk(split_release):
+    members, others = split_release
+    unrelated = make_population(1500, seed=99)
+    result = SinglingOut(mode="multivariate", n_attacks=200).evaluate(release_of(members, others, unrelated), seed=0).measures
+    assert result["privacy_risk_low"] == 0.0
+    assert abs(result["attack_rate"] - result["control_rate"]) < 3 * max(result["attack_rate_err"], result["control_rate_err"])
+
+
+def test_same_seed_same_result_other_seed_other_predicates(split_release):
+    members, others = split_release
+    release = release_of(members, others, members)
+    family = SinglingOut(mode="multivariate", n_attacks=100)
+    assert family.evaluate(release, seed=5).measures == family.evaluate(release, seed=5).measures
+    assert family.evaluate(release, seed=5).measures != family.evaluate(release, seed=6).measures
+
+
+def test_too_few_attempts_are_reported_and_scored_on_what_was_made(split_release):
+    members, others = split_release
+    result = SinglingOut(mode="multivariate", n_attacks=500, max_attempts=300).evaluate(release_of(members, others, members), seed=0).measures
+    assert result["n_attacks"] < 500
+    assert f"only {result['n_attacks']} of the 500 predicates" in result["warning"]
+    assert "in 300 attempts" in result["warning"]
+
+
+def test_not_beating_the_baseline_is_flagged():
+    constant = pd.DataFrame({"a": ["x"] * 50 + ["y"] * 50, "b": ["u", "v"] * 50})
+    result = SinglingOut(mode="univariate", n_attacks=10).evaluate(Release.load(constant, [constant], control=constant), seed=0).measures
+    assert result["n_attacks"] == 0
+    assert "does not beat the random baseline" in result["warning"]
+
+
+def test_bad_parameters_name_the_field(split_release):
+    members, others = split_release
+    release = release_of(members, others, members)
+    with pytest.raises(ScenarioError, match="n_cols: 40 is more than"):
+        SinglingOut(n_cols=40).check(release)
+    with pytest.raises(ScenarioError, match="release.control"):
+        SinglingOut().check(Release.load(members, [members]))
+    with pytest.raises(ScenarioError, match="column 'nope'"):
+        SinglingOut(columns=["nope"]).check(release)
+    with pytest.raises(ValueError, match="n_colls"):
+        SinglingOut(n_colls=3)
+    with pytest.raises(ValueError, match="mode"):
+        SinglingOut(mode="bivariate")

@@ -1,10 +1,10 @@
 """Numba kernel: the k rows of a block nearest to each query, by Gower distance.
 
 A row's distance adds up as in `alc_dask.kernels` (the best row match): the continuous columns'
-distances (in column order), plus the number of categorical mismatches, over the number of columns. A continuous distance is `|x - y| / span`, both values first multiplied by
-the column's `shrink` (1, or 0.5 when `high - low` overflows a float; a power of two changes no
-ratio). Since `|x - y| <= high - low` for values in the range, and rounding is monotonic, it is
-at most 1.
+distances (in column order), plus the number of categorical mismatches, over the number of columns.
+A continuous distance is `|x - y| / span`, both values first multiplied by the column's `shrink`
+(1, or 0.5 when `high - low` overflows a float; a power of two changes no ratio). Since
+`|x - y| <= high - low` for values in the range, and rounding is monotonic, it is at most 1.
 
 Missing values are a category of their own: two missing values match (0), a missing and a present
 value do not (1), for continuous columns too. Anonymeter differs: its `gower_distance` counts two

@@ -18,16 +18,17 @@ _TILE = 2048
 
 
 @numba.njit(nogil=True, cache=True)
-def best_match_histograms(query_codes, query_values, query_low, query_span, codes, values, cat_columns, cont_columns,
-                          secret, n_secret_codes):
+def best_match_histograms(query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns,
+                          cont_columns, secret, n_secret_codes):
     """Per query, the minimum distance (inf for an empty block) and the histogram of `secret` there.
 
     query_codes (q, c) int32: the queries' known categorical columns present in the block;
     query_values (q, v) float64: their known continuous values, already scaled to [0, 1] (NaN if
-    missing), and query_low, query_span (q, v): the scaling, applied to the block's values as the
-    reference does, `(y - low) / span`. At least one known column. codes (C, n) int32 and
-    values (V, n) float64: the block, column by column; cat_columns (c,) and cont_columns (v,) pick
-    its known columns. secret (n,) int32: the secret's code per row, below n_secret_codes.
+    missing), and query_low, query_span, query_scale (q, v): the scaling, applied to the block's
+    values as the reference does, `(y - low) / span`, or `(y * 0.5 - low) / span` where scale is
+    0.5 (a range that overflows a double; low and span are then of halved values). At least one
+    known column. codes (C, n) int32 and values (V, n) float64: the block, column by column;
+    cat_columns (c,) and cont_columns (v,) pick its known columns. secret (n,) int32: the secret's code per row, below n_secret_codes.
 
     Per column: categorical 0 if equal else 1; continuous |scaled x - scaled y|; a missing value
     gives 0 when both are missing, else 1 (NaN compares false, so a missing row value gives 1).
@@ -50,11 +51,16 @@ def best_match_histograms(query_codes, query_values, query_low, query_span, code
                 if np.isnan(x):
                     for r in range(width):
                         continuous[r] += column[r] == column[r]
-                else:
+                elif query_scale[q, j] == 1.0:
                     low, span = query_low[q, j], query_span[q, j]
                     for r in range(width):
                         d = abs((column[r] - low) / span - x)
                         continuous[r] += d if d < 1.0 else 1.0  # NaN (missing row value) gives 1.0
+                else:  # y - low would overflow: scale y first
+                    low, span, scale = query_low[q, j], query_span[q, j], query_scale[q, j]
+                    for r in range(width):
+                        d = abs((column[r] * scale - low) / span - x)
+                        continuous[r] += d if d < 1.0 else 1.0
             for j in range(cat_columns.shape[0]):
                 column = codes[cat_columns[j], start : start + width]
                 code = query_codes[q, j]

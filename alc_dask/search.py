@@ -12,7 +12,8 @@ table at the smallest `d'` are pooled. Within a table, rows tie only at exactly 
 
 Continuous columns are scaled per query and per table, `(value - min) / (max - min)`, with min and
 max over the whole table (not a partition) and the query value, so a query outside the table's
-span still scales into [0, 1] and a batch's other queries do not change its distances.
+span still scales into [0, 1] and a batch's other queries do not change its distances. Where
+`max - min` overflows a double (values near ±1.8e308), values, min and max are halved first.
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ class TableQuery:
     values: np.ndarray
     low: np.ndarray
     span: np.ndarray
+    scale: np.ndarray
     cat_columns: np.ndarray
     cont_columns: np.ndarray
     secret_index: int
@@ -119,23 +121,35 @@ def prepare_query(targets: EncodedTable, table, secret: Column, known: Sequence[
         if cont else np.empty((targets.n_rows, 0))
     table_low = np.array([table.value_min[table.continuous.index(c)] for c in cont])
     table_high = np.array([table.value_max[table.continuous.index(c)] for c in cont])
-    low = np.fmin(table_low, target_values)
-    span = np.fmax(table_high, target_values) - low
-    span = np.where(np.isnan(span) | (span == 0), 1.0, span)
-    low = np.nan_to_num(low)
+    low, span, scale = _scaling(np.fmin(table_low, target_values), np.fmax(table_high, target_values))
     categorical = secret.kind is ColumnKind.CATEGORICAL
     return TableQuery(
         codes=np.ascontiguousarray(np.stack([targets.codes[targets.categorical.index(c)] for c in cat], axis=1)
                                    if cat else np.empty((targets.n_rows, 0), dtype=np.int32)),
-        values=np.clip((target_values - low) / span, 0.0, 1.0),
+        values=np.clip((target_values * scale - low) / span, 0.0, 1.0),
         low=np.ascontiguousarray(low),
         span=np.ascontiguousarray(span),
+        scale=np.ascontiguousarray(scale),
         cat_columns=np.array([table.categorical.index(c) for c in cat], dtype=np.int64),
         cont_columns=np.array([table.continuous.index(c) for c in cont], dtype=np.int64),
         secret_index=(table.categorical if categorical else table.continuous).index(secret.name),
         secret_bins=None if categorical else secret.bins,
         n_secret_codes=secret.secret_codes.n_codes,
     )
+
+
+def _scaling(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per query and column: low, span and scale, the values' scaling `(y * scale - low) / span`.
+
+    Scale is 1, or 0.5 where `high - low` overflows (then low and span are of halved values: halving
+    is exact and halves never overflow). A missing or constant column gets span 1.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        scale = np.where(np.isinf(high - low), 0.5, 1.0)
+    low, high = low * scale, high * scale
+    span = high - low
+    span = np.where(np.isnan(span) | (span == 0), 1.0, span)
+    return np.nan_to_num(low), span, scale
 
 
 def search_block(block: EncodedTable, query: TableQuery) -> Matches:
@@ -145,7 +159,7 @@ def search_block(block: EncodedTable, query: TableQuery) -> Matches:
     else:
         secret = query.secret_bins.encode(block.values[query.secret_index])
     distance, histogram = best_match_histograms(
-        query.codes, query.values, query.low, query.span, block.codes, block.values, query.cat_columns,
+        query.codes, query.values, query.low, query.span, query.scale, block.codes, block.values, query.cat_columns,
         query.cont_columns, np.ascontiguousarray(secret), query.n_secret_codes,
     )
     return Matches(distance, histogram)

@@ -8,6 +8,7 @@ from click.testing import CliRunner
 from alc_dask.cli import main
 from alc_dask.report import compare
 from alc_dask.report.nightly import previous_audit, run_audit
+from alc_dask.results import read_scores
 from alc_dask.synthetic import make_demo_release
 
 
@@ -60,3 +61,22 @@ def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
     flagged = second.diff.table["risk"].isin(["at risk", "serious"]).any()
     assert result.exit_code == (1 if flagged else 0)
     assert ("FLAGGED" in result.output) == flagged and "Audit report:" in result.output
+
+
+def test_an_audit_flags_a_serious_scenario_whatever_its_secret_is_named(tmp_path):
+    """Its parts were once written under an id starting with ``_`` and never read: the audit passed."""
+    original = make_demo_release(600, seed=4)["original"].rename(columns={"income": "âge"})
+    original.to_parquet(tmp_path / "original.parquet")
+    original.to_parquet(tmp_path / "released.parquet")  # released unchanged: every row gives itself away
+    job = tmp_path / "audit.yaml"
+    job.write_text(yaml.safe_dump({
+        "name": "audit-unsafe-name",
+        "release": {"name": "unchanged", "original": "original.parquet", "anonymized": ["released.parquet"]},
+        "scenarios": [{"secret": "âge", "known": ["age", "sex", "region", "hours_per_week", "married"]}],
+        "baseline_settings": {"candidates": ["majority", "logistic_regression"], "trees": 10},
+        "output": "out",
+    }, allow_unicode=True))
+    result = CliRunner().invoke(main, ["audit", str(job), "--workers", "1"])
+    assert "FLAGGED" in result.output and result.exit_code != 0, result.output
+    scores = read_scores(next((tmp_path / "out" / "audits" / "unchanged").iterdir()))
+    assert list(scores["secret"]) == ["âge"] and list(scores["risk"]) == ["serious"]

@@ -1,24 +1,30 @@
 """The engine on a local cluster: every scenario written once, failures recorded, resumption,
 and the same scores whatever the number of workers."""
 
+import re
+
 import pandas as pd
 import pytest
 import yaml
 
+import alc_dask
 from alc_dask import Release, run_job
 from alc_dask.baseline import BaselineSettings
 from alc_dask.engine import ScenarioSettings, run_scenario
 from alc_dask.jobs import Scenario
 from alc_dask.measure import HaltingRules, MeasureSettings
-from alc_dask.results import read_predictions
+from alc_dask.results import ResultsError, read_predictions, read_scores
 from alc_dask.synthetic import make_demo_release
 
 FAST = {"candidates": ["majority", "logistic_regression"], "trees": 10}
 
 
-def write_job(folder, rows=1200, **extra):
+ONE_SCENARIO = [{"secret": "income", "known": ["age", "sex", "education"]}]
+
+
+def write_job(folder, rows=1200, rename=None, **extra):
     for name, table in make_demo_release(rows, seed=3).items():
-        table.to_parquet(folder / f"{name}.parquet")
+        table.rename(columns=rename or {}).to_parquet(folder / f"{name}.parquet")
     job = {
         "name": "engine-test",
         "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]},
@@ -44,8 +50,9 @@ def test_every_scenario_once_and_the_bad_one_failed(two_worker_run):
     assert len(scores) == 5 and scores["scenario_id"].is_unique
     failed = scores[scores["status"] == "failed"]
     assert list(failed["secret"]) == ["absent"] and "unknown column 'absent'" in failed["error"].iloc[0]
+    assert re.search(r"Traceback .*release\.py\", line \d+, in column\n", failed["traceback"].iloc[0], re.DOTALL)
     ok = scores[scores["status"] == "ok"]
-    assert ok["alc"].notna().all() and (ok["base_n"] > 0).all() and set(ok["worker"]) <= {"0", "1"}
+    assert ok["alc"].notna().all() and (ok["base_n"] > 0).all() and set(ok["worker"]) <= {"0", "1"} and ok["traceback"].isna().all()
     assert (ok["known"].str.startswith('["')).all()
 
 
@@ -95,3 +102,48 @@ def test_a_raising_scenario_becomes_a_failed_outcome():
     outcome = run_scenario(release, scenario, settings)
     assert not outcome.ok and "unknown attack 'no_such_attack'" in outcome.scores["error"].iloc[0]
     assert outcome.predictions is None and "FAILED" in outcome.line()
+    assert "in build_attack\n" in outcome.scores["traceback"].iloc[0]  # where it was raised, for debugging from the results
+
+
+def parts_written(folder):
+    return {p.name: p.stat().st_mtime_ns for p in (folder / "out" / "scores").glob("*.parquet")}
+
+
+def test_secrets_with_any_column_name_are_stored_and_read_back(tmp_path):
+    """Ids of such secrets used to start with ``_``: their parts were written but never read."""
+    names = {"age": "âge", "region": "地区", "sex": "_sex", "married": " married"}
+    job = write_job(tmp_path, rows=400, rename=names, scenarios=[{"generate": "each_column", "secrets": list(names.values())}])
+    scores = run_job(job, workers=1, progress=False)
+    assert sorted(scores["secret"]) == sorted(names.values()) and (scores["status"] == "ok").all()
+    assert sorted(read_scores(tmp_path / "out")["secret"]) == sorted(names.values())
+    assert set(read_predictions(tmp_path / "out")["scenario_id"]) == set(scores["scenario_id"])
+    before = parts_written(tmp_path)
+    assert len(run_job(job, progress=False)) == 4 and parts_written(tmp_path) == before  # nothing recomputed
+
+
+def test_a_start_that_failed_before_any_result_does_not_hold_the_output_folder(tmp_path):
+    release = {"original": "original.parquet", "anonymized": ["weak.parquet"]}
+    broken = write_job(tmp_path, rows=400, scenarios=ONE_SCENARIO, release={**release, "columns": {"salary": "continuous"}})
+    with pytest.raises(ValueError, match="salary"):
+        run_job(broken, workers=1, progress=False)
+    corrected = write_job(tmp_path, rows=400, scenarios=ONE_SCENARIO, release=release)
+    assert list(run_job(corrected, workers=1, progress=False)["status"]) == ["ok"]
+
+
+def test_a_replaced_release_file_or_another_version_is_refused(tmp_path, monkeypatch):
+    job = write_job(tmp_path, rows=400, scenarios=ONE_SCENARIO)
+    first = run_job(job, workers=1, progress=False)
+    before = parts_written(tmp_path)
+    pd.testing.assert_frame_equal(run_job(job, progress=False), first)  # unchanged: resumed, nothing recomputed
+    assert parts_written(tmp_path) == before
+    original = tmp_path / "original.parquet"
+    kept = original.read_bytes()
+    pd.read_parquet(original).iloc[::-1].reset_index(drop=True).to_parquet(original)  # the same path, other data
+    with pytest.raises(ResultsError, match=r"other settings or data \(changed: release\.original data\)"):
+        run_job(job, progress=False)
+    original.write_bytes(kept)
+    version = alc_dask.__version__
+    monkeypatch.setattr(alc_dask, "__version__", "99.0")
+    with pytest.raises(ResultsError, match=rf"changed: alc_dask version {re.escape(version)} -> 99\.0"):
+        run_job(job, progress=False)
+    assert parts_written(tmp_path) == before

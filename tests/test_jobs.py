@@ -2,6 +2,7 @@
 
 import json
 import random
+import re
 
 import numpy as np
 import pandas as pd
@@ -9,7 +10,8 @@ import pytest
 import yaml
 
 from alc_dask import Release
-from alc_dask.jobs import JobSpecError, check_files, expand, load_job, paper_secrets, scenario_seed, unique_share, validate_job
+from alc_dask.jobs import JobSpecError, check_files, expand, load_job, paper_secrets, scenario_id, scenario_seed, unique_share, validate_job
+from alc_dask.jobs.spec import AttackSpec
 from alc_dask.synthetic import make_population
 
 BASE = {"name": "t", "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]}, "scenarios": [{"generate": "each_column"}]}
@@ -113,6 +115,28 @@ def test_ids_are_stable_and_seeds_do_not_depend_on_order(release):
     assert seeds == {s.id: s.seed for s in first}
     assert all(s.seed == scenario_seed(0, s.id) for s in first)
     assert scenario_seed(1, first[0].id) != first[0].seed
+
+
+# Ids of existing output folders: a name already safe keeps its id, so resumption still finds its parts.
+KEPT_IDS = {
+    "income": "income-7d42898d4f",
+    "hours_per_week": "hours_per_week-d167925ba1",
+    "marital-status": "marital_status-1f53728c14",
+    "Age2 ": "Age2_-a021355fa5",
+    "a" * 30: "a" * 24 + "-b046a32f9a",
+}
+
+
+def test_ids_of_safe_names_are_unchanged():
+    attack = AttackSpec(name="best_row_match")
+    assert {secret: scenario_id(secret, ["k"], attack, "ml", None) for secret in KEPT_IDS} == KEPT_IDS
+
+
+@pytest.mark.parametrize(("secret", "prefix"), [("âge", "ge"), ("地区", "s"), (" x", "x"), ("_x", "x"), (".x", "x"), ("", "s"), ("-", "s"), ("__", "s")])
+def test_ids_start_with_a_letter_or_digit_whatever_the_column_name(secret, prefix):
+    """A part named ``_…`` or ``.…`` is skipped by Parquet dataset readers (issue 16, item 1)."""
+    identifier = scenario_id(secret, ["k"], AttackSpec(name="best_row_match"), "ml", None)
+    assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_]*-[0-9a-f]{10}", identifier) and identifier.startswith(prefix + "-")
 
 
 def test_explicit_scenarios_keep_their_own_settings_and_duplicates_are_dropped(release):

@@ -1,11 +1,16 @@
-"""The Parquet results store: atomic parts, reading back, resumable state, refusing mixed settings."""
+"""The Parquet results store: atomic parts, reading back every part and nothing else, resumable
+state, refusing results measured with other settings or data."""
+
+import json
+import warnings
 
 import pandas as pd
 import pytest
 
 from alc_dask.results import ResultsError, ResultStore, read_predictions, read_scores
 
-MANIFEST = {"job": "j", "release": "r", "fingerprint": "abc", "settings": {"seed": 0}}
+MANIFEST = {"job": "j", "release": "r", "fingerprint": "abc", "settings": {"seed": 0, "halting": {"max_pairs": 5, "min_pairs": 1}}, "data": {"release.original": "sha256:1"}, "alc_dask": "1.0"}
+A, B, C = "a-000000000a", "b-000000000b", "c-000000000c"
 
 
 def scores_row(scenario, status="ok", alc=0.5):
@@ -18,42 +23,98 @@ def predictions(scenario, n=3):
 
 def test_parts_read_back_as_one_table_with_fixed_types(tmp_path):
     store = ResultStore.create(tmp_path, MANIFEST)
-    store.write(scores_row("a"), predictions("a"))
-    store.write(scores_row("b", "failed"), None)
+    store.write(scores_row(A), predictions(A))
+    store.write(scores_row(B, "failed"), None)
     scores = read_scores(tmp_path).set_index("scenario_id")
-    assert scores.loc["a", "alc"] == 0.5 and scores.loc["b", "error"] == "boom"
+    assert scores.loc[A, "alc"] == 0.5 and scores.loc[B, "error"] == "boom"
     assert str(scores["base_n"].dtype) == "int64" and "attack_full_recall_prc" in scores.columns
-    assert store.completed() == {"a"}  # failed scenarios are tried again
+    assert store.completed() == {A}  # failed scenarios are tried again
     assert len(read_predictions(tmp_path)) == 3
 
 
 def test_rewriting_a_scenario_replaces_its_part(tmp_path):
     store = ResultStore.create(tmp_path, MANIFEST)
-    store.write(scores_row("a", "failed"), None)
-    store.write(scores_row("a", alc=0.7), predictions("a"))
+    store.write(scores_row(A, "failed"), None)
+    store.write(scores_row(A, alc=0.7), predictions(A))
     scores = read_scores(tmp_path)
-    assert list(scores["scenario_id"]) == ["a"] and scores["alc"].iloc[0] == 0.7
+    assert list(scores["scenario_id"]) == [A] and scores["alc"].iloc[0] == 0.7
 
 
 def test_interrupted_writes_never_look_complete(tmp_path):
     store = ResultStore.create(tmp_path, MANIFEST)
-    store.write(scores_row("a"), predictions("a"))
-    predictions("b").to_parquet(store.predictions_dir / "b.parquet")  # crash after predictions, before scores
-    (store.scores_dir / ".c.parquet.tmp-1").write_bytes(b"half a file")  # crash mid-write
-    assert set(read_scores(tmp_path)["scenario_id"]) == {"a"}
-    assert set(read_predictions(tmp_path)["scenario_id"]) == {"a"}
+    store.write(scores_row(A), predictions(A))
+    predictions(B).to_parquet(store.predictions_dir / f"{B}.parquet")  # crash after predictions, before scores
+    (store.scores_dir / f".{C}.parquet.tmp-1").write_bytes(b"half a file")  # crash mid-write
+    assert set(read_scores(tmp_path)["scenario_id"]) == {A}
+    assert set(read_predictions(tmp_path)["scenario_id"]) == {A}
     ResultStore.create(tmp_path, MANIFEST)  # reopening removes temporaries
     assert not list(store.scores_dir.glob(".*"))
+
+
+def test_no_part_is_skipped_whatever_its_name(tmp_path):
+    """Parquet dataset readers skip names starting with ``_``; parts written by earlier versions had them."""
+    store = ResultStore.create(tmp_path, MANIFEST)
+    store.write(scores_row("9lives-0000000001"), None)
+    scores_row("_ge-e183c98a9c").to_parquet(store.scores_dir / "_ge-e183c98a9c.parquet")  # an id of the old rule
+    scores_row("-df91f0f55c").to_parquet(store.scores_dir / "-df91f0f55c.parquet")
+    assert set(read_scores(tmp_path)["scenario_id"]) == {"9lives-0000000001", "_ge-e183c98a9c", "-df91f0f55c"}
+
+
+def test_a_stray_parquet_file_is_ignored_with_a_warning(tmp_path):
+    store = ResultStore.create(tmp_path, MANIFEST)
+    store.write(scores_row(A), predictions(A))
+    pd.DataFrame({"other": [1, 2]}).to_parquet(store.scores_dir / "summary.parquet")
+    (store.predictions_dir / "notes.txt").write_text("not a part")
+    with pytest.warns(UserWarning, match=r"summary\.parquet.*not a results part"):
+        scores = read_scores(tmp_path)
+    assert list(scores["scenario_id"]) == [A]
+    (store.scores_dir / "summary.parquet").unlink()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(read_predictions(tmp_path, [A])) == 3  # only Parquet files are looked at
+
+
+def test_an_id_that_is_not_a_part_name_is_refused(tmp_path):
+    store = ResultStore.create(tmp_path, MANIFEST)
+    for bad in ("_ge-e183c98a9c", ".x-0000000001", "a", "../a-0000000001"):
+        with pytest.raises(ResultsError, match="not a valid scenario id"):
+            store.write(scores_row(bad), None)
+    assert read_scores(tmp_path).empty
 
 
 def test_empty_store_reads_as_empty_frames(tmp_path):
     assert read_scores(tmp_path).empty and read_predictions(tmp_path).empty
 
 
-def test_other_settings_are_refused_naming_what_changed(tmp_path):
-    ResultStore.create(tmp_path, MANIFEST)
-    with pytest.raises(ResultsError, match=r"other settings \(changed: seed\)"):
-        ResultStore.create(tmp_path, {**MANIFEST, "fingerprint": "def", "settings": {"seed": 1}})
+def test_the_manifest_is_written_with_the_first_part(tmp_path):
+    store = ResultStore.create(tmp_path, MANIFEST)
+    assert not (tmp_path / "job.json").exists()
+    store.write(scores_row(A), None)
+    assert json.loads((tmp_path / "job.json").read_text()) == MANIFEST
+
+
+def test_a_manifest_without_results_does_not_hold_the_folder(tmp_path):
+    (tmp_path / "job.json").write_text(json.dumps(MANIFEST))  # a start that failed before any result
+    other = {**MANIFEST, "fingerprint": "def", "alc_dask": "2.0"}
+    ResultStore.create(tmp_path, other).write(scores_row(A), None)
+    assert json.loads((tmp_path / "job.json").read_text())["fingerprint"] == "def"
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"settings": {**MANIFEST["settings"], "seed": 1}}, r"changed: seed\)"),
+        ({"settings": {"seed": 0, "halting": {"max_pairs": 6, "min_pairs": 1}}}, r"changed: halting\.max_pairs\)"),
+        ({"settings": {"seed": 0}}, r"changed: halting\)"),
+        ({"data": {"release.original": "sha256:2"}}, r"changed: release\.original data\)"),
+        ({"data": {"release.original": "sha256:1", "release.control": "sha256:3"}}, r"changed: release\.control data\)"),
+        ({"alc_dask": "1.1"}, r"changed: alc_dask version 1\.0 -> 1\.1\)"),
+    ],
+)
+def test_results_of_other_settings_or_data_are_refused_naming_what_changed(tmp_path, change, named):
+    ResultStore.create(tmp_path, MANIFEST).write(scores_row(A), None)
+    with pytest.raises(ResultsError, match=rf"holds results of job 'j' measured with other settings or data \({named}"):
+        ResultStore.create(tmp_path, {**MANIFEST, "fingerprint": "def", **change})
 
 
 def test_unwritable_output_directory(tmp_path):

@@ -7,6 +7,7 @@ is a secret: the attack predicts a bin, not a number.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,10 +23,13 @@ class CodeTable:
     """Sorted distinct values; code i is `values[i]`, and `missing_code` (the last) is a missing value.
 
     A missing value is a category of its own: two missing values match, a missing and a present
-    value do not.
+    value do not. `values` are float64 numbers, text, or (`exact_numbers`) Python ints and floats:
+    the numbers of a column holding an integer beyond 2^53, which float64 would merge with its
+    neighbours (see `alc_dask.data.numbers`); those are looked up by exact equality.
     """
 
     values: np.ndarray
+    exact_numbers: bool = False
 
     @property
     def missing_code(self) -> int:
@@ -41,6 +45,10 @@ class CodeTable:
             values = series.to_numpy(dtype=np.float64, na_value=np.nan)
             codes = np.minimum(np.searchsorted(self.values, values), len(self.values)).astype(CODE_DTYPE)
             known = np.append(self.values, np.nan)[codes] == values
+        elif self.exact_numbers:
+            found = pd.Index(self.values, dtype=object).get_indexer(series.to_numpy(dtype=object))
+            known = found >= 0
+            codes = np.where(known, found, self.missing_code).astype(CODE_DTYPE)
         else:
             text = pa.array(series, from_pandas=True)
             found = pc.index_in(text, value_set=pa.array(self.values.tolist(), type=text.type))
@@ -58,8 +66,14 @@ class CodeTable:
 
     @classmethod
     def from_values(cls, parts: list[pd.Series], numeric: bool) -> CodeTable:
-        distinct = pd.unique(pd.concat([p.dropna() for p in parts], ignore_index=True)).tolist()
-        return cls(np.array(sorted(distinct), dtype=np.float64 if numeric else object))
+        """The table of every value in `parts`: typed alike, float64 or Python numbers if `numeric`."""
+        present = pd.concat([p.dropna() for p in parts], ignore_index=True)
+        distinct = sorted(pd.unique(present).tolist())
+        if numeric and present.dtype == np.float64:
+            return cls(np.array(distinct, dtype=np.float64))
+        values = np.empty(len(distinct), dtype=object)  # element by element: a list of ints may not become a 2-D array
+        values[:] = distinct
+        return cls(values, exact_numbers=numeric)
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,6 +82,7 @@ class Bins:
 
     Values outside [low, high] (e.g. in a control table) fall in the first or last bin; code
     `missing_code` (= n_bins) is a missing value. A constant column has all its values in bin 0.
+    A range wider than the largest double (high - low overflows) is binned on halved values.
     """
 
     low: float
@@ -83,13 +98,20 @@ class Bins:
         return self.n_bins + 1
 
     @property
+    def scale(self) -> float:
+        """1, or 0.5 when the range overflows: halving is exact, and halves of doubles never overflow."""
+        return 1.0 if math.isfinite(float(self.high) - float(self.low)) else 0.5
+
+    @property
     def edges(self) -> np.ndarray:
-        return np.linspace(self.low, self.high, self.n_bins + 1)
+        return np.linspace(self.low * self.scale, self.high * self.scale, self.n_bins + 1) / self.scale
 
     def encode(self, values: np.ndarray) -> np.ndarray:
-        width = (self.high - self.low) / self.n_bins
-        with np.errstate(invalid="ignore", divide="ignore"):
-            scaled = np.floor((values - self.low) / width) if width > 0 else np.zeros_like(values)
+        scale = self.scale
+        low = self.low * scale
+        width = (self.high * scale - low) / self.n_bins
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            scaled = np.floor((values * scale - low) / width) if width > 0 else np.zeros_like(values)
         codes = np.clip(np.nan_to_num(scaled, nan=0.0), 0, self.n_bins - 1).astype(CODE_DTYPE)
         codes[np.isnan(values)] = self.missing_code
         return codes

@@ -5,12 +5,17 @@ from __future__ import annotations
 import os
 from pathlib import PurePosixPath
 
+import fsspec
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from alc_dask.data.errors import ReleaseError
 
 _COMPRESSIONS = {".gz", ".bz2", ".zip", ".xz", ".zst"}
 _FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+_EXACT_INTEGERS = {pa.int64(): pd.Int64Dtype(), pa.uint64(): pd.UInt64Dtype()}
+"""Parquet types whose missing values would otherwise turn the column into float64, rounding big values."""
 
 
 def table_format(path: str) -> str:
@@ -26,20 +31,18 @@ def read_table(source: str | os.PathLike | pd.DataFrame, name: str) -> pd.DataFr
     """Read one table and check its shape; `name` is used in error messages.
 
     CSV cells are read as text: a CSV file has no types, so they are decided over the whole
-    release (see `alc_dask.data.schema`). Parquet and DataFrame columns keep their types.
+    release (see `alc_dask.data.schema`). Parquet and DataFrame columns keep their types; Parquet
+    64-bit integers with missing values become nullable integers, not rounded floats.
     """
     if isinstance(source, pd.DataFrame):
         table = source
     else:
         path = os.fspath(source)
         fmt = table_format(path)
+        if "://" not in path and os.path.isdir(path):
+            raise ReleaseError(f"{name}: is a directory; expected a table file")
         try:
-            if fmt == "csv":
-                header = pd.read_csv(path, header=None, nrows=1, dtype=str)
-                _check_unique(list(header.iloc[0]) if len(header) else [], name)
-                table = pd.read_csv(path, dtype=str)
-            else:
-                table = pd.read_parquet(path)
+            table = _read_csv(path, name) if fmt == "csv" else _read_parquet(path, name)
         except ReleaseError:
             raise
         except Exception as exc:  # every reader failure becomes one clear message
@@ -48,6 +51,20 @@ def read_table(source: str | os.PathLike | pd.DataFrame, name: str) -> pd.DataFr
     if table.shape[0] == 0 or table.shape[1] == 0:
         raise ReleaseError(f"{name}: the table is empty ({table.shape[0]} rows, {table.shape[1]} columns)")
     return table
+
+
+def _read_csv(path: str, name: str) -> pd.DataFrame:
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str)
+    _check_unique(list(header.iloc[0]) if len(header) else [], name)
+    return pd.read_csv(path, dtype=str)
+
+
+def _read_parquet(path: str, name: str) -> pd.DataFrame:
+    with fsspec.open(path, "rb") as file:
+        parquet = pq.ParquetFile(file)
+        _check_unique(parquet.schema_arrow.names, name)
+        return parquet.read().to_pandas(types_mapper=_EXACT_INTEGERS.get)
+
 
 def _check_unique(columns: list, name: str) -> None:
     seen, duplicates = set(), []

@@ -17,6 +17,7 @@ import pandas as pd
 from alc_dask.data.encoding import Bins, CodeTable
 from alc_dask.data.errors import ReleaseError, ScenarioError
 from alc_dask.data.io import read_table
+from alc_dask.data.numbers import as_floats
 from alc_dask.data.schema import MAX_CATEGORIES, Column, ColumnKind, build_column, infer_kind, parse_kind, type_column
 from alc_dask.data.table import EncodedTable
 
@@ -52,7 +53,9 @@ class Release:
         table may hold a subset of the original's columns; the control table (original records not
         used for the release) holds all of them. `columns` maps a column name to "categorical" or
         "continuous" and overrides the inferred kind (numeric with more than `max_categories`
-        distinct values: continuous). Raises `ReleaseError` naming the table and column on bad input.
+        distinct values: continuous). Numbers are kept exact (integers beyond 2^53 are not rounded
+        into each other); datetimes count as nanoseconds since 1970-01-01 UTC (see
+        `alc_dask.data.numbers`). Raises `ReleaseError` naming the table and column on bad input.
         """
         if isinstance(anonymized, (str, os.PathLike, pd.DataFrame)):
             anonymized = [anonymized]
@@ -74,7 +77,7 @@ class Release:
                 if kind is ColumnKind.CATEGORICAL:
                     codes[table][column] = spec.codes.encode(series)
                 else:
-                    values[table][column] = series.to_numpy(dtype=np.float64)
+                    values[table][column] = as_floats(column, table, series)
         encoded = [EncodedTable.build(n, codes[n], values[n]) for n in names]
         return cls(schema, encoded[0], tuple(encoded[1 : len(roles)]), encoded[-1] if control is not None else None)
 

@@ -1,12 +1,15 @@
 """Column types and kinds, decided once over every table of a release.
 
 Typing: a column is numeric when every table holds numbers in it (CSV text that parses as
-numbers counts); otherwise it is text. Kind: a numeric column with more than `max_categories`
-distinct values is continuous, every other column categorical; `columns` overrides either.
+numbers counts, and so do datetimes, as nanoseconds: see `alc_dask.data.numbers`); otherwise it
+is text. Numbers stay exact: integers beyond 2^53 are never merged by rounding to float64.
+Kind: a numeric column with more than `max_categories` distinct values is continuous, every
+other column categorical; `columns` overrides either.
 """
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -15,6 +18,7 @@ import pandas as pd
 
 from alc_dask.data.encoding import Bins, CodeTable
 from alc_dask.data.errors import ReleaseError
+from alc_dask.data.numbers import TIME_TYPES, as_floats, numbers_of, parses_as_datetimes, unify
 
 MAX_CATEGORIES = 20
 _NUMBER_TYPES = {"integer", "floating", "mixed-integer-float", "decimal", "boolean"}
@@ -53,21 +57,24 @@ def parse_kind(column: str, kind: object) -> ColumnKind:
 
 
 def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | None) -> tuple[dict[str, pd.Series], bool]:
-    """Give `column` one type in every table: float64 numbers (NaN missing) or text.
+    """Give `column` one type in every table: numbers (NaN missing) or text.
 
-    `parts` maps a table name to the column's values in that table. Returns the typed parts and
-    whether they are numeric. Text that parses as numbers (as CSV cells do) is numeric unless
-    another table holds non-numeric text in the column. Typed numbers in one table and
-    non-numeric text in another are an error unless the column is declared categorical, which
-    turns every value into text.
+    Numbers are float64, or Python numbers in every table when one integer is beyond 2^53 (see
+    `alc_dask.data.numbers`); datetimes are numbers of nanoseconds. `parts` maps a table name to
+    the column's values in that table. Returns the typed parts and whether they are numeric. Text
+    that parses as numbers (as CSV cells do) is numeric unless another table holds non-numeric text
+    in the column; ISO 8601 text is a datetime where another table holds datetimes. Typed numbers
+    in one table and non-numeric text in another are an error unless the column is declared
+    categorical, which turns every value into text.
     """
     numbers, number_text, text, empty = {}, {}, {}, {}
+    inferred_types = {table: pd.api.types.infer_dtype(series, skipna=True) for table, series in parts.items()}
     for table, series in parts.items():
-        inferred = pd.api.types.infer_dtype(series, skipna=True)
+        inferred = inferred_types[table]
         if inferred == "empty":
             empty[table] = series
-        elif inferred in _NUMBER_TYPES:
-            numbers[table] = _as_numbers(column, table, series)
+        elif inferred in _NUMBER_TYPES or inferred in TIME_TYPES:
+            numbers[table] = series
         elif inferred == "string":
             if _parses_as_numbers(series):
                 number_text[table] = series
@@ -84,6 +91,9 @@ def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | Non
             raise ReleaseError(
                 f"{table}: column {column!r} holds values that are neither numbers nor text ({inferred})"
             )
+    if text and any(inferred_types[t] in TIME_TYPES for t in numbers):
+        for table in [t for t in text if parses_as_datetimes(text[t])]:
+            numbers[table], inferred_types[table] = text.pop(table), "datetime text"
     if text and numbers and kind is not ColumnKind.CATEGORICAL:
         number_table, text_table = next(iter(numbers)), next(iter(text))
         raise ReleaseError(
@@ -95,9 +105,7 @@ def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | Non
         typed = {**text, **number_text, **{t: s.map(_as_text, na_action="ignore") for t, s in numbers.items()}}
         typed.update({t: s.astype(object) for t, s in empty.items()})
         return {table: typed[table] for table in parts}, False
-    typed = {**numbers, **{t: _as_numbers(column, t, pd.to_numeric(s)) for t, s in number_text.items()}}
-    typed.update({t: _as_numbers(column, t, s) for t, s in empty.items()})
-    return {table: typed[table] for table in parts}, True
+    return unify({table: numbers_of(column, table, series, inferred_types[table]) for table, series in parts.items()}), True
 
 
 def infer_kind(column: str, typed: dict[str, pd.Series], numeric: bool, kind: ColumnKind | None,
@@ -123,17 +131,10 @@ def build_column(column: str, kind: ColumnKind, typed: dict[str, pd.Series], num
     original and the anonymized tables, named in `released`)."""
     if kind is ColumnKind.CATEGORICAL:
         return Column(column, kind, codes=CodeTable.from_values(list(typed.values()), numeric))
-    present = np.concatenate([typed[t].to_numpy(dtype=np.float64) for t in released if t in typed])
+    present = np.concatenate([as_floats(column, t, typed[t]) for t in released if t in typed])
     present = present[~np.isnan(present)]
     low, high = (float(present.min()), float(present.max())) if present.size else (0.0, 0.0)
     return Column(column, kind, bins=Bins(low, high))
-
-
-def _as_numbers(column: str, table: str, series: pd.Series) -> pd.Series:
-    numbers = pd.Series(series.to_numpy(dtype=np.float64, na_value=np.nan), index=series.index)
-    if np.isinf(numbers.to_numpy()).any():
-        raise ReleaseError(f"{table}: column {column!r} holds infinite values")
-    return numbers
 
 
 def _parses_as_numbers(series: pd.Series) -> bool:
@@ -148,6 +149,10 @@ def _numbers_and_text(series: pd.Series) -> bool:
 def _as_text(value: object) -> str:
     if isinstance(value, str):
         return value
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))  # exactly, however many digits
+    if isinstance(value, (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)):
+        return str(value)
     number = float(value)
     return str(int(number)) if number.is_integer() else repr(number)
 

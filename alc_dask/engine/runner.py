@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import fsspec
 import pandas as pd
 from distributed import as_completed
 
@@ -104,10 +105,36 @@ def scenario_settings(spec: JobSpec) -> ScenarioSettings:
 
 
 def manifest(spec: JobSpec) -> dict:
-    """The settings every stored score depends on, with their fingerprint (scenarios may be added)."""
+    """What every stored score depends on, with its fingerprint: the settings (scenarios may be added),
+    the data of each release file and the alc_dask version."""
+    from alc_dask import __version__  # read when called: the package imports this module as it initializes
+
     settings = spec.model_dump(mode="json", include={"name", "release", "halting", "measure", "baseline_settings", "swap_fraction", "seed", "store_values"})
-    fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
-    return {"job": spec.name, "release": spec.release.label, "fingerprint": fingerprint, "settings": settings}
+    data = {field: data_digest(path) for field, path in release_files(spec)}
+    fingerprint = hashlib.sha256(json.dumps([settings, data, __version__], sort_keys=True).encode()).hexdigest()[:16]
+    return {"job": spec.name, "release": spec.release.label, "fingerprint": fingerprint, "settings": settings, "data": data, "alc_dask": __version__}
+
+
+def release_files(spec: JobSpec) -> list[tuple[str, str]]:
+    """(field, path) of every table of the release."""
+    r = spec.release
+    files = [("release.original", r.original), *((f"release.anonymized[{i}]", path) for i, path in enumerate(r.anonymized))]
+    if r.control:
+        files.append(("release.control", r.control))
+    return files
+
+
+def data_digest(path: str) -> str:
+    """A local file's SHA-256: a file replaced at the same path is caught even with the same size and date.
+
+    For a URL, the file system's key of the file's metadata (an object store's ETag, or size and
+    modification time): hashing would download the table a second time.
+    """
+    if "://" not in path:
+        with open(path, "rb") as handle:
+            return "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()
+    fs, location = fsspec.core.url_to_fs(path)
+    return "fsspec:" + fs.ukey(location)
 
 
 def _as_spec(spec_or_path) -> tuple[JobSpec, str]:

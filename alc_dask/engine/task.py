@@ -7,6 +7,7 @@ import json
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from traceback import format_exception
 
 import numpy as np
 import pandas as pd
@@ -72,11 +73,13 @@ def run_scenario(release: Release, scenario: Scenario, settings: ScenarioSetting
         scores = _scores(result, scenario, settings, started)
         return ScenarioOutcome(scores, _predictions(result, release, scenario, settings.store_values))
     except Exception as error:  # noqa: BLE001 - recorded as the scenario's failure; the job goes on
-        return failed_outcome(scenario, settings, f"{type(error).__name__}: {error}", time.perf_counter() - started)
+        elapsed = time.perf_counter() - started
+        return failed_outcome(scenario, settings, f"{type(error).__name__}: {error}", elapsed, traceback="".join(format_exception(error)))
 
 
-def failed_outcome(scenario: Scenario, settings: ScenarioSettings, error: str, elapsed: float = float("nan")) -> ScenarioOutcome:
-    row = {**_identity(scenario, settings), "status": "failed", "error": error, "elapsed_seconds": elapsed}
+def failed_outcome(scenario: Scenario, settings: ScenarioSettings, error: str, elapsed: float = float("nan"), traceback: str | None = None) -> ScenarioOutcome:
+    """A failed scenario's row: its one-line ``error`` and, when known, the formatted ``traceback`` to debug it from the results."""
+    row = {**_identity(scenario, settings), "status": "failed", "error": error, "traceback": traceback, "elapsed_seconds": elapsed}
     return ScenarioOutcome(pd.DataFrame([row]), None)
 
 

@@ -46,7 +46,15 @@ def scenario_id(secret: str, known, attack: AttackSpec, baseline: str, targets: 
         "targets": targets.model_dump(mode="json") if targets else None,
     }
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]
-    return f"{re.sub(r'[^A-Za-z0-9]+', '_', secret)[:24]}-{digest}"
+    return f"{_readable_prefix(secret)}-{digest}"
+
+
+def _readable_prefix(secret: str) -> str:
+    """The secret in ASCII letters, digits and ``_``, starting with a letter or digit (``s`` if none).
+
+    Parts are named after the id, and Parquet dataset readers skip files starting with ``_`` or ``.``.
+    """
+    return re.sub(r"[^A-Za-z0-9]+", "_", secret).lstrip("_")[:24] or "s"
 
 
 def scenario_seed(job_seed: int, identifier: str) -> int:

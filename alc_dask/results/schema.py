@@ -22,6 +22,7 @@ SCORES = pa.schema(
         pa.field("origin", pa.string()),
         pa.field("status", pa.string()),  # ok | failed
         pa.field("error", pa.string()),
+        pa.field("traceback", pa.string()),  # of a failed scenario, as Python formats it
         pa.field("secret", pa.string()),
         pa.field("known", pa.string()),  # JSON list, sorted
         pa.field("attack", pa.string()),

@@ -1,13 +1,15 @@
-"""The report's two figures, rendered to PNG bytes (Agg backend: no display needed)."""
+"""The report's figures, rendered to PNG bytes.
+
+Figures are made with ``matplotlib.figure.Figure`` directly, never pyplot: no backend is chosen and
+no global state is touched, so importing this module changes nothing for the caller.
+"""
 
 import io
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
+from matplotlib.figure import Figure
 
 from alc_dask.measure import RiskThresholds
 
@@ -18,7 +20,7 @@ _LOWEST = -1.0  # ALC can fall far below 0; anything below this is drawn at it, 
 
 def precision_vs_alc(scores: pd.DataFrame) -> bytes:
     """Attack precision against ALC, coloured by attack recall; one marker per release."""
-    fig, ax = plt.subplots(figsize=(7.5, 5))
+    fig, ax = _figure(7.5, 5)
     _risk_bands(ax.axhline)
     points = None
     for marker, (release, group) in zip(_MARKERS, scores.groupby("release", sort=True)):
@@ -38,7 +40,7 @@ def precision_vs_alc(scores: pd.DataFrame) -> bytes:
 def alc_by_secret(scores: pd.DataFrame) -> bytes:
     """The ALC of every scenario per secret column (a box per secret and release, scenarios as dots)."""
     groups = sorted(scores.groupby(["secret", "release"]), key=lambda item: (item[1]["alc"].median(), item[0]))
-    fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.42 * len(groups) + 1.2)))
+    fig, ax = _figure(7.5, max(2.5, 0.42 * len(groups) + 1.2))
     _risk_bands(ax.axvline)
     positions = np.arange(len(groups))
     ax.boxplot([g["alc"].clip(lower=_LOWEST).to_numpy() for _, g in groups], positions=positions, orientation="horizontal", widths=0.55, showfliers=False)
@@ -50,6 +52,28 @@ def alc_by_secret(scores: pd.DataFrame) -> bytes:
     ax.set(xlabel=_alc_label(scores["alc"]), xlim=(_floor(scores["alc"]), 1.02))
     ax.set_title("ALC per secret column")
     return _png(fig)
+
+
+def risk_intervals(table: pd.DataFrame) -> bytes:
+    """Each evaluation's privacy risk with its interval (a bar), and its attack and control rates."""
+    rows = table.iloc[::-1].reset_index(drop=True)
+    fig, ax = _figure(7.5, max(2.5, 0.38 * len(rows) + 1.4))
+    _risk_bands(ax.axvline)
+    positions = np.arange(len(rows))
+    risk = rows["privacy_risk"].to_numpy(float)
+    spread = np.vstack([risk - rows["privacy_risk_low"].to_numpy(float), rows["privacy_risk_high"].to_numpy(float) - risk])
+    ax.errorbar(risk, positions, xerr=spread, fmt="o", color="black", capsize=3, label="risk (interval)")
+    ax.scatter(rows["attack_rate"], positions + 0.18, marker="^", color="tab:red", s=22, label="attack rate")
+    ax.scatter(rows["control_rate"], positions - 0.18, marker="v", color="tab:blue", s=22, label="control rate")
+    ax.set_yticks(positions, [f"{setting} ({release})" for setting, release in zip(rows["setting"], rows["release"])])
+    ax.set(xlabel="privacy risk and success rates", xlim=(-0.02, 1.02))
+    ax.legend(loc="lower right", fontsize="small", framealpha=0.7)
+    return _png(fig)
+
+
+def _figure(width: float, height: float):
+    fig = Figure(figsize=(width, height))
+    return fig, fig.subplots()
 
 
 def _risk_bands(line) -> None:
@@ -70,5 +94,4 @@ def _png(fig) -> bytes:
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)
-    plt.close(fig)
     return buffer.getvalue()

@@ -1,0 +1,37 @@
+"""A report section per evaluation family: the tables and figures that family's results call for.
+
+Built-in families have their own section; any other family (one installed with an entry point)
+gets the generic one, its headline measure and risk label per evaluation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from alc_dask.families import get_family
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    """Caption -> table, in report order."""
+    figures: dict[str, bytes] = field(default_factory=dict)
+    """Caption -> PNG."""
+    notes: tuple[str, ...] = ()
+
+
+def section_for(family: str, scores: pd.DataFrame) -> Section:
+    """The section of ``family`` for its successful evaluations in ``scores``."""
+    from alc_dask.report.sections import alc, generic, wp29
+
+    builders = {"alc": alc.section, "singling_out": wp29.section, "linkability": wp29.section, "inference": wp29.section}
+    builder = builders.get(family, generic.section)
+    return builder(family, scores.dropna(axis="columns", how="all"))
+
+
+def headline_of(family: str) -> str:
+    """The measure a family's evaluations are ranked and compared by."""
+    return get_family(family).headline

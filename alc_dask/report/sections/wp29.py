@@ -1,0 +1,33 @@
+"""The section of Anonymeter's evaluators (singling out, linkability, inference): each evaluation's
+risk with its interval beside the attack, baseline and control rates it comes from."""
+
+import json
+
+import pandas as pd
+
+from alc_dask.report.plots import risk_intervals
+from alc_dask.report.sections import Section
+
+TITLES = {"singling_out": "Singling out", "linkability": "Linkability", "inference": "Inference (Anonymeter)"}
+COLUMNS = ["release", "scenario_id", "setting", "privacy_risk", "privacy_risk_low", "privacy_risk_high", "risk",
+           "attack_rate", "baseline_rate", "control_rate", "n_attacks", "n_success", "warning"]
+
+
+def section(family: str, scores: pd.DataFrame) -> Section:
+    table = scores.assign(setting=[_setting(family, params) for params in scores["params"]])
+    table = table.sort_values(["privacy_risk", "scenario_id"], ascending=[False, True]).reindex(columns=COLUMNS).reset_index(drop=True)
+    notes = ()
+    if table["warning"].notna().any():
+        notes = (f"{int(table['warning'].notna().sum())} evaluation(s) carry a warning: read it before trusting their risk.",)
+    title = TITLES.get(family, family)
+    return Section(title, {"Evaluations by risk": table}, {f"{title}: risk and its interval": risk_intervals(table)}, notes)
+
+
+def _setting(family: str, params: str) -> str:
+    """What distinguishes the evaluations of one family, in a few words."""
+    p = json.loads(params)
+    if family == "singling_out":
+        return p.get("mode", "multivariate") + (f", {p.get('n_cols', 3)} columns" if p.get("mode", "multivariate") == "multivariate" else "")
+    if family == "linkability":
+        return " | ".join(", ".join(half) for half in p["aux_cols"]) + f" (k={p.get('n_neighbors', 1)})"
+    return f"{p['secret']} from {len(p['aux_cols'])} columns"

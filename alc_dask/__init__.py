@@ -1,9 +1,26 @@
-"""alc_dask: the Anonymity Loss Coefficient of anonymized data releases, computed on Dask."""
+"""alc_dask: how much a released table exposes the people in it, measured on Dask.
 
-from alc_dask.data import Release
-from alc_dask.engine import run_job
-from alc_dask.loop import AttackLoop, AttackResult, run_attack
+Names are imported on first use (PEP 562), so ``import alc_dask.measure`` stays light: it pulls in
+neither distributed, scikit-learn, Numba nor matplotlib.
+"""
+
+from importlib import import_module
 
 __version__ = "0.1.0"
 
-__all__ = ["AttackLoop", "AttackResult", "Release", "__version__", "run_attack", "run_job"]
+_EXPORTS = {
+    "AttackLoop": "alc_dask.loop",
+    "AttackResult": "alc_dask.loop",
+    "Release": "alc_dask.data",
+    "register_attack": "alc_dask.attacks.registry",
+    "run_attack": "alc_dask.loop",
+    "run_job": "alc_dask.engine",
+}
+
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'alc_dask' has no attribute {name!r}")
+    return getattr(import_module(_EXPORTS[name]), name)

@@ -60,7 +60,7 @@ def plan(job: Path) -> None:
         check_files(spec, str(job))
         scenarios = expand(spec, prepare_release(spec))
     for s in scenarios:
-        click.echo(f"{s.id}\t{s.secret}\t{s.known_json}\t{s.attack}\t{s.baseline}\t{s.origin}")
+        click.echo(f"{s.id}\t{s.family.name}\t{s.identity_json}\t{s.origin}")
     click.echo(f"{len(scenarios)} scenarios", err=True)
 
 

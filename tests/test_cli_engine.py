@@ -106,7 +106,7 @@ def test_run_on_a_cluster_then_summarize_and_resume(cluster, tmp_path):
 
     summary = alc_dask("summarize", tmp_path / "out")
     assert summary.returncode == 0, summary.stderr
-    assert "Scenarios per risk label" in summary.stdout and "Report:" in summary.stdout
+    assert "Evaluations per risk label" in summary.stdout and "Report:" in summary.stdout
     html = (tmp_path / "out" / "report" / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 2
 

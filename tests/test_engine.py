@@ -9,10 +9,9 @@ import yaml
 
 import alc_dask
 from alc_dask import Release, run_job
-from alc_dask.baseline import BaselineSettings
-from alc_dask.engine import ScenarioSettings, run_scenario
+from alc_dask.engine import JobContext, run_scenario
+from alc_dask.families.alc import AlcFamily
 from alc_dask.jobs import Scenario
-from alc_dask.measure import HaltingRules, MeasureSettings
 from alc_dask.results import ResultsError, read_predictions, read_scores
 from alc_dask.synthetic import make_demo_release
 
@@ -97,9 +96,8 @@ def test_four_workers_give_the_same_scores(two_worker_run, tmp_path):
 def test_a_raising_scenario_becomes_a_failed_outcome():
     tables = make_demo_release(300, seed=0)
     release = Release.load(tables["original"], [tables["weak"]])
-    settings = ScenarioSettings("j", "weak", HaltingRules(), MeasureSettings(), BaselineSettings(**FAST), 0.1, 50, False)
-    scenario = Scenario(id="x-1", index=0, secret="income", known=("age",), attack="no_such_attack", baseline="ml", seed=1, origin="explicit")
-    outcome = run_scenario(release, scenario, settings)
+    family = AlcFamily(secret="income", known=("age",), attack={"name": "no_such_attack"}, baseline_settings=FAST, swap_fraction=0.1)
+    outcome = run_scenario(release, Scenario(id="x-1", index=0, family=family, seed=1, origin="explicit"), JobContext("j", "weak"))
     assert not outcome.ok and "unknown attack 'no_such_attack'" in outcome.scores["error"].iloc[0]
     assert outcome.predictions is None and "FAILED" in outcome.line()
     assert "in build_attack\n" in outcome.scores["traceback"].iloc[0]  # where it was raised, for debugging from the results

@@ -11,7 +11,7 @@ import yaml
 
 from alc_dask import Release
 from alc_dask.jobs import JobSpecError, check_files, expand, load_job, paper_secrets, scenario_id, scenario_seed, unique_share, validate_job
-from alc_dask.jobs.spec import AttackSpec
+from alc_dask.families.alc import AlcFamily, AttackSpec
 from alc_dask.synthetic import make_population
 
 BASE = {"name": "t", "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]}, "scenarios": [{"generate": "each_column"}]}
@@ -83,9 +83,9 @@ def test_missing_release_file_names_the_field(tmp_path):
 def test_each_column_makes_every_column_a_secret_with_all_others_known(release):
     scenarios = expand(validate_job(BASE), release)
     columns = list(release.columns)
-    assert [s.secret for s in scenarios] == columns
+    assert [s.params.secret for s in scenarios] == columns
     for s in scenarios:
-        assert set(s.known) == set(columns) - {s.secret}
+        assert set(s.params.known) == set(columns) - {s.params.secret}
 
 
 def test_sampled_known_sets_are_distinct_sized_and_mostly_unique(release):
@@ -93,7 +93,7 @@ def test_sampled_known_sets_are_distinct_sized_and_mostly_unique(release):
     scenarios = expand(spec, release)
     assert len(scenarios) == 6
     for secret in ("income", "sex"):
-        sets = [s.known for s in scenarios if s.secret == secret]
+        sets = [s.params.known for s in scenarios if s.params.secret == secret]
         assert len(set(sets)) == 3 and all(len(k) == 3 and secret not in k for k in sets)
         assert all(unique_share(release, k) >= 0.4 for k in sets)
 
@@ -129,13 +129,13 @@ KEPT_IDS = {
 
 def test_ids_of_safe_names_are_unchanged():
     attack = AttackSpec(name="best_row_match")
-    assert {secret: scenario_id(secret, ["k"], attack, "ml", None) for secret in KEPT_IDS} == KEPT_IDS
+    assert {secret: scenario_id(AlcFamily(secret=secret, known=["k"], attack=attack, baseline="ml")) for secret in KEPT_IDS} == KEPT_IDS
 
 
 @pytest.mark.parametrize(("secret", "prefix"), [("âge", "ge"), ("地区", "s"), (" x", "x"), ("_x", "x"), (".x", "x"), ("", "s"), ("-", "s"), ("__", "s")])
 def test_ids_start_with_a_letter_or_digit_whatever_the_column_name(secret, prefix):
     """A part named ``_…`` or ``.…`` is skipped by Parquet dataset readers (issue 16, item 1)."""
-    identifier = scenario_id(secret, ["k"], AttackSpec(name="best_row_match"), "ml", None)
+    identifier = scenario_id(AlcFamily(secret=secret, known=["k"]))
     assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_]*-[0-9a-f]{10}", identifier) and identifier.startswith(prefix + "-")
 
 
@@ -144,7 +144,7 @@ def test_explicit_scenarios_keep_their_own_settings_and_duplicates_are_dropped(r
     spec = validate_job({**BASE, "scenarios": [explicit, explicit, {"secret": "income", "known": ["sex", "age"], "baseline": "prior"}]})
     scenarios = expand(spec, release)
     assert len(scenarios) == 2  # the repeat is dropped; without targets it is another scenario
-    assert scenarios[0].baseline == "prior" and scenarios[0].targets is not None and scenarios[1].targets is None
+    assert scenarios[0].params.baseline == "prior" and scenarios[0].params.targets is not None and scenarios[1].params.targets is None
 
 
 def test_paper_secrets_match_the_papers_global_shuffle():
@@ -162,8 +162,8 @@ def test_paper_protocol_on_adult(shared_data):
     scenarios = expand(spec, release)
     entries = [e for e in json.loads((paper / "jobs.json").read_text()) if e["approach"] == "prior" and e["dataset"] == "adult.parquet"][:3]
     expected = {(s, tuple(e["known_columns"])) for e in entries for s in paper_secrets(list(release.columns), e["known_columns"])}
-    assert {(s.secret, s.known) for s in scenarios} == expected
-    assert {s.baseline for s in scenarios} == {"prior"}
+    assert {(s.params.secret, s.params.known) for s in scenarios} == expected
+    assert {s.params.baseline for s in scenarios} == {"prior"}
 
 
 def test_paper_protocol_both_approaches_on_a_seeded_sample(shared_data):
@@ -171,13 +171,13 @@ def test_paper_protocol_both_approaches_on_a_seeded_sample(shared_data):
     release = Release.load(paper / "child" / "original.parquet", [paper / "child" / "weak.parquet"])
     entry = {"generate": "paper", "jobs_file": str(paper / "jobs.json"), "dataset": "child", "approach": "both", "sample": 30}
     scenarios = expand(validate_job({**BASE, "scenarios": [entry]}), release)
-    attacks = {(s.secret, s.known) for s in scenarios}
+    attacks = {(s.params.secret, s.params.known) for s in scenarios}
     assert len(attacks) == 30 and len(scenarios) == 60
     for secret, known in attacks:
-        assert {s.baseline for s in scenarios if (s.secret, s.known) == (secret, known)} == {"ml", "prior"}
+        assert {s.params.baseline for s in scenarios if (s.params.secret, s.params.known) == (secret, known)} == {"ml", "prior"}
     again = expand(validate_job({**BASE, "scenarios": [entry]}), release)
     assert [s.id for s in again] == [s.id for s in scenarios]
     other_seed = expand(validate_job({**BASE, "seed": 1, "scenarios": [entry]}), release)
-    assert {(s.secret, s.known) for s in other_seed} != attacks
+    assert {(s.params.secret, s.params.known) for s in other_seed} != attacks
     everything = expand(validate_job({**BASE, "scenarios": [{**entry, "sample": None}]}), release)
-    assert attacks < {(s.secret, s.known) for s in everything}
+    assert attacks < {(s.params.secret, s.params.known) for s in everything}

@@ -38,22 +38,24 @@ def scores_frame(seed=0, rows=30) -> pd.DataFrame:
 
 def test_counts_worst_and_best_per_secret():
     scores = scores_frame()
-    summary = summarize(scores, worst=5)
+    summary = summarize(scores)
     ok = scores[scores["status"] == "ok"]
     assert summary.total == 30 and list(summary.failed["scenario_id"]) == ["s000"]
     assert summary.label_counts.to_numpy().sum() == len(ok)
-    for release, counts in summary.label_counts.iterrows():
+    for (release, family), counts in summary.label_counts.iterrows():
+        assert family == "alc"
         assert counts.to_dict() == {label: int(((ok["release"] == release) & (ok["risk"] == label)).sum()) for label in counts.index}
-    assert list(summary.worst["alc"]) == sorted(ok["alc"], reverse=True)[:5]
+    section = summary.section("Attribute inference")
+    assert list(section.tables["Worst scenarios"]["alc"]) == sorted(ok["alc"], reverse=True)[:10]
     best = ok.groupby(["release", "secret"])["alc"].max()
-    assert {(r.release, r.secret): r.alc for r in summary.best_per_secret.itertuples()} == best.to_dict()
+    assert {(r.release, r.secret): r.alc for r in section.tables["Best ALC per secret column"].itertuples()} == best.to_dict()
 
 
 def test_text_markdown_and_html_show_the_tables_and_plots(tmp_path):
     summary = summarize(scores_frame())
     assert "30 scenarios, 1 failed" in as_text(summary) and "ScenarioError: boom" in as_text(summary)
     markdown = as_markdown(summary, plots={"ALC per secret column": "plot-2.png"})
-    assert "| release | no loss | safe | at risk | serious |" in markdown and "![ALC per secret column](plot-2.png)" in markdown
+    assert "| release | family | no loss | safe | at risk | serious |" in markdown and "![ALC per secret column](plot-2.png)" in markdown
     images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", as_html(summary))
     assert len(images) == 2 and all(base64.b64decode(image).startswith(PNG) for image in images)
     paths = write_report(summary, tmp_path / "report")

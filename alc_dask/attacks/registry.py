@@ -1,24 +1,49 @@
 """Attacks by name, so job files can name them and users can add their own.
 
 An attack is any object with ``predict(release, secret, known, target_rows, source=..., client=...)``
-returning ``Predictions`` (codes, confidence, abstained), one per target row.
+returning ``Predictions`` (codes, confidence, abstained), one per target row. Three ways in:
+built-in ones; a package's entry point in the ``alc_dask.attacks`` group (found in every process,
+so by every worker of a cluster that has the package installed); and ``register_attack`` in your
+own process, whose attacks the engine sends along with a job's tasks to every worker.
 """
 
 from collections.abc import Callable
 
 from alc_dask.attacks.best_row_match import BestRowMatch
+from alc_dask.plugins import installed, load_object
 
-_ATTACKS: dict[str, Callable[..., object]] = {"best_row_match": BestRowMatch}
+ATTACK_GROUP = "alc_dask.attacks"
+_BUILT_IN: dict[str, Callable[..., object]] = {"best_row_match": BestRowMatch}
+_REGISTERED: dict[str, Callable[..., object]] = {}
 
 
 def register_attack(name: str, factory: Callable[..., object]) -> None:
-    """Make ``factory(**params)`` available as ``attack=name``."""
-    if name in _ATTACKS:
+    """Make ``factory(**params)`` available as ``attack=name``, here and on the workers of jobs run from here."""
+    if name in attack_names():
         raise ValueError(f"an attack named {name!r} is already registered")
-    _ATTACKS[name] = factory
+    _REGISTERED[name] = factory
+
+
+def registered_attacks() -> dict[str, Callable[..., object]]:
+    """The attacks ``register_attack`` added in this process (what a job sends to its workers)."""
+    return dict(_REGISTERED)
+
+
+def ensure_registered(attacks: dict[str, Callable[..., object]]) -> None:
+    """Register on a worker the attacks its client registered (each once)."""
+    for name, factory in attacks.items():
+        _REGISTERED.setdefault(name, factory)
+
+
+def attack_names() -> list[str]:
+    return sorted({*_BUILT_IN, *_REGISTERED, *installed(ATTACK_GROUP)})
 
 
 def build_attack(name: str, **params):
-    if name not in _ATTACKS:
-        raise ValueError(f"unknown attack {name!r}; registered: {sorted(_ATTACKS)}")
-    return _ATTACKS[name](**params)
+    """The attack ``name`` built with ``params``; a ``ValueError`` naming the known attacks otherwise."""
+    factory = _BUILT_IN.get(name) or _REGISTERED.get(name)
+    if factory is None and name in installed(ATTACK_GROUP):
+        factory = load_object(installed(ATTACK_GROUP)[name])
+    if factory is None:
+        raise ValueError(f"unknown attack {name!r}; known attacks: {attack_names()}")
+    return factory(**params)

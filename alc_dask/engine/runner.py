@@ -11,14 +11,12 @@ import fsspec
 import pandas as pd
 from distributed import as_completed
 
-from alc_dask.baseline import BaselineSettings
+from alc_dask.attacks.registry import registered_attacks
 from alc_dask.data import Release
 from alc_dask.engine.cluster import connect
 from alc_dask.engine.progress import Progress
-from alc_dask.engine.task import ScenarioSettings, failed_outcome, run_scenario
+from alc_dask.engine.task import JobContext, failed_outcome, run_scenario
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
-from alc_dask.jobs.settings import to_settings
-from alc_dask.measure import HaltingRules, MeasureSettings
 from alc_dask.results import ResultStore
 
 
@@ -49,16 +47,16 @@ def run_job(
     if todo:
         bar = Progress(len(todo), spec.name, progress, verbose)
         if client is not None:
-            fan_out(client, release, todo, scenario_settings(spec), store, bar)
+            fan_out(client, release, todo, job_context(spec), store, bar)
         else:
             with connect(scheduler, workers) as own_client:
-                fan_out(own_client, release, todo, scenario_settings(spec), store, bar)
+                fan_out(own_client, release, todo, job_context(spec), store, bar)
     scores = store.read_scores()
     wanted = {s.id for s in scenarios}
     return scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
 
 
-def fan_out(client, release: Release, scenarios: list[Scenario], settings: ScenarioSettings, store: ResultStore, progress: Progress) -> None:
+def fan_out(client, release: Release, scenarios: list[Scenario], context: JobContext, store: ResultStore, progress: Progress) -> None:
     """One task per scenario on ``client``'s cluster; each result is written as soon as it arrives.
 
     The release is sent once to every worker; tasks receive it as a future, so nothing is re-read
@@ -69,7 +67,7 @@ def fan_out(client, release: Release, scenarios: list[Scenario], settings: Scena
     token = os.urandom(4).hex()
     futures = {}
     for scenario in scenarios:
-        future = client.submit(run_scenario, shared, scenario, settings, key=f"scenario-{scenario.id}-{token}")
+        future = client.submit(run_scenario, shared, scenario, context, key=f"scenario-{scenario.id}-{token}")
         futures[future.key] = (future, scenario)
     try:
         for future in as_completed([f for f, _ in futures.values()], loop=client.loop):
@@ -77,7 +75,7 @@ def fan_out(client, release: Release, scenarios: list[Scenario], settings: Scena
             try:
                 outcome = future.result()
             except Exception as error:  # noqa: BLE001 - e.g. KilledWorker: the task took down workers repeatedly
-                outcome = failed_outcome(scenario, settings, f"{type(error).__name__}: {error}")
+                outcome = failed_outcome(scenario, context, f"{type(error).__name__}: {error}")
             store.write(outcome.scores, outcome.predictions)
             future.release()
             progress.finished(outcome.ok, outcome.line())
@@ -91,17 +89,8 @@ def prepare_release(spec: JobSpec) -> Release:
     return Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None)
 
 
-def scenario_settings(spec: JobSpec) -> ScenarioSettings:
-    return ScenarioSettings(
-        job=spec.name,
-        release=spec.release.label,
-        halting=to_settings(spec.halting, HaltingRules),
-        measure=to_settings(spec.measure, MeasureSettings),
-        baseline_settings=to_settings(spec.baseline_settings, BaselineSettings),
-        swap_fraction=spec.swap_fraction,
-        batch_size=spec.batch_size,
-        store_values=spec.store_values,
-    )
+def job_context(spec: JobSpec) -> JobContext:
+    return JobContext(job=spec.name, release=spec.release.label, attacks=registered_attacks())
 
 
 def manifest(spec: JobSpec) -> dict:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from alc_dask.baseline import BaselineSettings
 from alc_dask.baseline.sources import BaselineMode
 from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
-from alc_dask.jobs.settings import BaselineSpec, HaltingSpec, MeasureSpec, to_settings
+from alc_dask.families.alc_settings import BaselineSpec, HaltingSpec, MeasureSpec, to_settings
 from alc_dask.loop import AttackResult, ScenarioRun, run_attack
 from alc_dask.measure import HaltingRules, MeasureSettings, PrcResult, risk_label
 from alc_dask.targets import TargetSelector
@@ -103,6 +103,17 @@ class AlcFamily(EvaluationFamily):
     def describe(self) -> str:
         return self.params.secret
 
+    def labels(self) -> dict:
+        p = self.params
+        return {
+            "secret": p.secret,
+            "known": json.dumps(sorted(p.known)),
+            "attack": p.attack.name,
+            "attack_params": json.dumps(p.attack.params, sort_keys=True),
+            "baseline": p.baseline,
+            "targets": p.targets.model_dump_json() if p.targets else None,
+        }
+
     def check(self, release) -> None:
         from alc_dask.attacks.registry import build_attack
 
@@ -128,9 +139,7 @@ class AlcFamily(EvaluationFamily):
         )
         measures = {
             **result.measures(),
-            "known": json.dumps(sorted(p.known)),
-            "attack_params": json.dumps(p.attack.params, sort_keys=True),
-            "targets": p.targets.model_dump_json() if p.targets else None,
+            **self.labels(),
             "risk": risk_label(result.alc),
             "risk_full_recall": risk_label(result.alc_full_recall),
         }

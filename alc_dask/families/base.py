@@ -61,6 +61,10 @@ class EvaluationFamily:
         """What makes two evaluations the same one (their scenario id hashes it): all parameters by default."""
         return self.params.model_dump(mode="json")
 
+    def labels(self) -> dict[str, Any]:
+        """Measure columns known before evaluating (e.g. the secret), so a failed row still says what it was."""
+        return {}
+
     def describe(self) -> str:
         """A short readable name for ids and progress lines."""
         return self.name

@@ -47,6 +47,9 @@ class Inference(EvaluationFamily):
     def describe(self) -> str:
         return self.params.secret
 
+    def labels(self) -> dict:
+        return {"secret": self.params.secret, "known": json.dumps(sorted(self.params.aux_cols))}
+
     def check(self, release) -> None:
         anonymized, _ = attacked_tables(release, self.params, self.name)
         check_columns(release, anonymized, "aux_cols", self.params.aux_cols)
@@ -65,7 +68,7 @@ class Inference(EvaluationFamily):
         counts = AttackCounts(
             n_main, int(self._attack(release, main, anonymized).sum()), n_baseline, int(baseline_right.sum()), n_control, int(self._attack(release, held_out, anonymized).sum())
         )
-        return Evaluation({"secret": p.secret, "known": json.dumps(sorted(p.aux_cols)), **wp29_measures(counts, p.confidence_level, [])})
+        return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, [])})
 
     def _attack(self, release, targets: EncodedTable, anonymized: EncodedTable) -> np.ndarray:
         _, nearest = k_nearest(targets, anonymized, self.params.aux_cols, 1)

@@ -11,8 +11,7 @@ workers' environment runs on a real cluster, and an unknown name is rejected whe
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import import_module, metadata
+from alc_dask.plugins import installed, load_object
 
 FAMILY_GROUP = "alc_dask.families"
 DEFAULT_FAMILY = "alc"
@@ -25,26 +24,13 @@ _BUILT_IN = {
 
 
 def family_names() -> list[str]:
-    return sorted({**_BUILT_IN, **_installed(FAMILY_GROUP)})
+    """Built-in families in their order, then installed ones by name."""
+    return [*_BUILT_IN, *sorted(set(installed(FAMILY_GROUP)) - set(_BUILT_IN))]
 
 
 def get_family(name: str) -> type:
     """The family class registered as ``name``; a ``ValueError`` listing the known names otherwise."""
-    target = _BUILT_IN.get(name) or _installed(FAMILY_GROUP).get(name)
+    target = _BUILT_IN.get(name) or installed(FAMILY_GROUP).get(name)
     if target is None:
         raise ValueError(f"unknown family {name!r}; known families: {', '.join(family_names())}")
     return load_object(target)
-
-
-def load_object(target: str):
-    """The object an entry-point string ``module:qualname`` names."""
-    module, _, qualname = target.partition(":")
-    found = import_module(module)
-    for part in qualname.split("."):
-        found = getattr(found, part)
-    return found
-
-
-@cache
-def _installed(group: str) -> dict[str, str]:
-    return {entry.name: entry.value for entry in metadata.entry_points(group=group)}

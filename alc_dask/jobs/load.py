@@ -9,9 +9,10 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from alc_dask.jobs.spec import JobSpec, PaperProtocol
+from alc_dask.families import get_family
+from alc_dask.jobs.spec import FamilyScenario, JobSpec, PaperProtocol
 
-_TAGS = {"explicit", "each_column", "sampled_known", "paper"}
+_TAGS = {"explicit", "each_column", "sampled_known", "paper", "family"}
 
 
 class JobSpecError(ValueError):
@@ -31,9 +32,26 @@ def validate_job(data, source: str = "job") -> JobSpec:
     if not isinstance(data, dict):
         raise JobSpecError(f"{source}: expected a mapping of job fields at the top level; got {type(data).__name__}")
     try:
-        return JobSpec.model_validate(data)
+        spec = JobSpec.model_validate(data)
     except ValidationError as error:
         raise JobSpecError(f"{source}: invalid job spec:\n" + "\n".join(_describe(e) for e in error.errors())) from None
+    problems = [problem for i, entry in enumerate(spec.scenarios) if isinstance(entry, FamilyScenario) for problem in _family_problems(entry, i)]
+    if problems:
+        raise JobSpecError(f"{source}: invalid job spec:\n" + "\n".join(problems))
+    return spec
+
+
+def _family_problems(entry: FamilyScenario, index: int) -> list[str]:
+    """What the family named by ``scenarios[index]`` finds wrong with its parameters."""
+    try:
+        family = get_family(entry.family)
+    except ValueError as error:
+        return [f"  scenarios[{index}].family: {error}"]
+    try:
+        family(entry.params)
+    except ValidationError as error:
+        return [_describe({**e, "loc": ("scenarios", index, *e["loc"])}) for e in error.errors()]
+    return []
 
 
 def resolve_paths(spec: JobSpec, base: Path) -> JobSpec:

@@ -1,60 +1,60 @@
-"""Expanding a job spec into scenarios: one secret, its known columns, an attack and a baseline mode.
+"""Expanding a job spec into scenarios: each one evaluation of one family, with a stable id and seed.
 
-A scenario's id is a readable prefix (the secret) and a short hash of everything that defines it,
-so the same scenario has the same id in every run (resumption and audits match on it). Its seed
-comes from the job seed and the id only, never from where or when it runs.
+A scenario's id is a readable prefix (the evaluation's short description, e.g. the secret) and a
+short hash of everything that defines it, so the same scenario has the same id in every run
+(resumption and audits match on it). Ids of the default family hash exactly what they hashed before
+families existed, so earlier results resume. A scenario's seed comes from the job seed and the id
+only, never from where or when it runs.
 """
 
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from alc_dask.data import ColumnKind, Release
+from alc_dask.data import ColumnKind, Release, ScenarioError
+from alc_dask.families import DEFAULT_FAMILY, EvaluationFamily, get_family
+from alc_dask.families.alc import AlcFamily
+from alc_dask.jobs.load import JobSpecError
 from alc_dask.jobs.paper import paper_entries, paper_secrets
-from alc_dask.jobs.spec import AttackSpec, EachColumn, ExplicitScenario, JobSpec, PaperProtocol, SampledKnown
-from alc_dask.targets import TargetSelector
+from alc_dask.jobs.spec import EachColumn, ExplicitScenario, FamilyScenario, JobSpec, PaperProtocol, SampledKnown
 
 
 @dataclass(frozen=True)
 class Scenario:
     id: str
     index: int
-    secret: str
-    known: tuple[str, ...]
-    attack: str
-    baseline: str
+    family: EvaluationFamily
+    """The evaluation, its parameters validated."""
     seed: int
     origin: str
-    """Which spec entry produced it, e.g. ``each_column`` or ``paper job 12``."""
-    targets: TargetSelector | None = None
-    attack_params: dict = field(default_factory=dict)
+    """Which spec entry produced it, e.g. ``each_column``, ``paper job 12`` or ``scenarios[3]``."""
 
     @property
-    def known_json(self) -> str:
-        return json.dumps(sorted(self.known))
+    def params(self):
+        return self.family.params
+
+    @property
+    def identity_json(self) -> str:
+        return json.dumps(self.family.identity(), sort_keys=True)
 
 
-def scenario_id(secret: str, known, attack: AttackSpec, baseline: str, targets: TargetSelector | None) -> str:
-    identity = {
-        "secret": secret,
-        "known": sorted(known),
-        "attack": attack.model_dump(),
-        "baseline": baseline,
-        "targets": targets.model_dump(mode="json") if targets else None,
-    }
+def scenario_id(family: EvaluationFamily) -> str:
+    identity = family.identity()
+    if family.name != DEFAULT_FAMILY:
+        identity = {"family": family.name, **identity}
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]
-    return f"{_readable_prefix(secret)}-{digest}"
+    return f"{_readable_prefix(family.describe())}-{digest}"
 
 
-def _readable_prefix(secret: str) -> str:
-    """The secret in ASCII letters, digits and ``_``, starting with a letter or digit (``s`` if none).
+def _readable_prefix(description: str) -> str:
+    """The description in ASCII letters, digits and ``_``, starting with a letter or digit (``s`` if none).
 
     Parts are named after the id, and Parquet dataset readers skip files starting with ``_`` or ``.``.
     """
-    return re.sub(r"[^A-Za-z0-9]+", "_", secret).lstrip("_")[:24] or "s"
+    return re.sub(r"[^A-Za-z0-9]+", "_", description).lstrip("_")[:24] or "s"
 
 
 def scenario_seed(job_seed: int, identifier: str) -> int:
@@ -65,29 +65,37 @@ def scenario_seed(job_seed: int, identifier: str) -> int:
 def expand(spec: JobSpec, release: Release) -> list[Scenario]:
     """Every scenario of the job, in spec order, duplicates dropped (the first one kept)."""
     scenarios, seen = [], set()
-    for entry in spec.scenarios:
+    for family, origin in _evaluations(spec, release):
+        identifier = scenario_id(family)
+        if identifier in seen:
+            continue
+        seen.add(identifier)
+        scenarios.append(Scenario(id=identifier, index=len(scenarios), family=family, seed=scenario_seed(spec.seed, identifier), origin=origin))
+    return scenarios
+
+
+def _evaluations(spec: JobSpec, release: Release):
+    """(family, origin) of every evaluation the spec's entries describe."""
+    settings = alc_settings(spec)
+    for index, entry in enumerate(spec.scenarios):
+        if isinstance(entry, FamilyScenario):
+            family = get_family(entry.family)(entry.params)
+            try:
+                family.check(release)
+            except ScenarioError as error:
+                raise JobSpecError(f"scenarios[{index}] ({entry.family}): {error}") from None
+            yield family, f"scenarios[{index}]"
+            continue
         for secret, known, origin, attack, baselines, targets in _entry_scenarios(spec, entry, release):
             for attack_spec in [attack] if attack else spec.attacks:
                 for baseline in baselines:
-                    identifier = scenario_id(secret, known, attack_spec, baseline, targets)
-                    if identifier in seen:
-                        continue
-                    seen.add(identifier)
-                    scenarios.append(
-                        Scenario(
-                            id=identifier,
-                            index=len(scenarios),
-                            secret=secret,
-                            known=tuple(known),
-                            attack=attack_spec.name,
-                            attack_params=dict(attack_spec.params),
-                            baseline=baseline,
-                            targets=targets,
-                            seed=scenario_seed(spec.seed, identifier),
-                            origin=origin,
-                        )
-                    )
-    return scenarios
+                    params = dict(secret=secret, known=tuple(known), attack=attack_spec, baseline=baseline, targets=targets, **settings)
+                    yield AlcFamily(params), origin
+
+
+def alc_settings(spec: JobSpec) -> dict:
+    """The job-wide settings every scenario of the ALC family is measured with."""
+    return {name: getattr(spec, name) for name in ("halting", "measure", "baseline_settings", "swap_fraction", "batch_size", "store_values")}
 
 
 def _entry_scenarios(spec: JobSpec, entry, release: Release):

@@ -4,19 +4,14 @@ A job file is data (YAML or JSON), validated strictly: unknown keys are errors, 
 silently falls back to a default. Relative paths are relative to the job file.
 """
 
-import inspect
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
-from alc_dask.baseline.sources import BaselineMode
-from alc_dask.jobs.settings import BaselineSpec, HaltingSpec, MeasureSpec
-from alc_dask.loop import ScenarioRun
+from alc_dask.families import DEFAULT_FAMILY
+from alc_dask.families.alc import DEFAULT_SWAP_FRACTION, AttackSpec, Baseline
+from alc_dask.families.alc_settings import BaselineSpec, HaltingSpec, MeasureSpec
 from alc_dask.targets import TargetSelector
-
-Baseline = Literal[tuple(mode.value for mode in BaselineMode)]
-# The scenario loop owns the default share of values the prior baseline swaps.
-DEFAULT_SWAP_FRACTION = inspect.signature(ScenarioRun).parameters["swap_fraction"].default
 
 
 class Strict(BaseModel):
@@ -45,12 +40,26 @@ class ReleaseSpec(Strict):
         return self.anonymized[0].replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
 
 
-class AttackSpec(Strict):
-    name: str
-    params: dict[str, Any] = {}
+class AlcEntry(Strict):
+    """An entry of the default family may say so: ``family: alc``."""
+
+    family: Literal["alc"] = DEFAULT_FAMILY
 
 
-class ExplicitScenario(Strict):
+class FamilyScenario(BaseModel):
+    """One evaluation of another family: ``family`` names it, every other key is its parameter,
+    validated by the family itself when the job is loaded (``alc_dask.jobs.load``)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    family: str
+
+    @property
+    def params(self) -> dict:
+        return dict(self.model_extra)
+
+
+class ExplicitScenario(AlcEntry):
     """One scenario written out; attack, baseline and targets default to the job's."""
 
     secret: str
@@ -60,14 +69,14 @@ class ExplicitScenario(Strict):
     targets: TargetSelector | None = None
 
 
-class EachColumn(Strict):
+class EachColumn(AlcEntry):
     """Every column (or the listed ``secrets``) as the secret, all other columns known."""
 
     generate: Literal["each_column"]
     secrets: list[str] | None = None
 
 
-class SampledKnown(Strict):
+class SampledKnown(AlcEntry):
     """Per secret, ``per_secret`` sets of ``size`` known columns whose value combinations are mostly
     unique: at least ``min_unique`` of the original rows are alone with their combination (the
     paper's good known-column sets). Sets are drawn at random from the other columns, seeded by the
@@ -81,7 +90,7 @@ class SampledKnown(Strict):
     secrets: list[str] | None = None
 
 
-class PaperProtocol(Strict):
+class PaperProtocol(AlcEntry):
     """The paper's experiment: entries of its jobs.json for one dataset, each with its first
     ``secrets_per_entry`` shuffled non-known columns as secrets. ``approach`` ours attacks with the
     ML baseline, prior with the prior baseline, both with each (the two approaches of the paper
@@ -98,17 +107,20 @@ class PaperProtocol(Strict):
 
 
 def _scenario_kind(entry) -> str | None:
-    """An entry with ``generate`` is that generator; any other mapping is an explicit scenario."""
-    if isinstance(entry, dict):
-        return entry.get("generate", "explicit")
-    return getattr(entry, "generate", "explicit")
+    """An entry of another family is that family's; else one with ``generate`` is that generator,
+    and any other mapping is an explicit scenario."""
+    get = entry.get if isinstance(entry, dict) else lambda key, default: getattr(entry, key, default)
+    if get("family", DEFAULT_FAMILY) != DEFAULT_FAMILY:
+        return "family"
+    return get("generate", "explicit")
 
 
 ScenarioEntry = Annotated[
     Annotated[ExplicitScenario, Tag("explicit")]
     | Annotated[EachColumn, Tag("each_column")]
     | Annotated[SampledKnown, Tag("sampled_known")]
-    | Annotated[PaperProtocol, Tag("paper")],
+    | Annotated[PaperProtocol, Tag("paper")]
+    | Annotated[FamilyScenario, Tag("family")],
     Discriminator(_scenario_kind, custom_error_type="scenario_kind", custom_error_message="generate must be each_column, sampled_known or paper"),
 ]
 

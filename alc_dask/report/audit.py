@@ -1,7 +1,10 @@
-"""A nightly audit: this run's scores against the previous audit's, scenario by scenario.
+"""A nightly audit: this run's scores against the previous audit's, evaluation by evaluation.
 
-A release is flagged when any scenario is at risk or serious, or got worse: a higher risk label,
-or an ALC higher by more than the job's ``audit.worse_by``. Scenarios match on their stable id.
+Like is compared with like: evaluations match on their stable id, which includes the family, and
+each is compared on its family's headline measure (the ALC, Anonymeter's privacy risk, ...). A
+release is flagged when any evaluation is at risk or serious, failed, or got worse: a higher risk
+label, or a headline higher by more than the job's ``audit.worse_by``. Skipped evaluations (which
+cannot be attacked by construction) are listed, never flagged.
 """
 
 from dataclasses import dataclass
@@ -9,64 +12,81 @@ from dataclasses import dataclass
 import pandas as pd
 
 from alc_dask.measure import LABELS
+from alc_dask.report.sections import headline_of
 
 FLAGGED_LABELS = ("at risk", "serious")
-CHANGES = ("worse", "failed", "new", "same", "better")  # report order: what needs attention first
+CHANGES = ("worse", "failed", "new", "same", "better", "skipped")  # report order: what needs attention first
+COLUMNS = ["scenario_id", "family", "params", "status", "score", "risk"]
 
 
 @dataclass(frozen=True)
 class AuditDiff:
     table: pd.DataFrame
-    """Per scenario: secret, known, alc and risk now and before, and ``change``."""
+    """Per evaluation: family, status, headline ``score`` and risk now and before, and ``change``."""
 
     @property
     def flagged(self) -> pd.DataFrame:
-        return self.table[self.table["risk"].isin(FLAGGED_LABELS) | (self.table["change"] == "worse") | (self.table["status"] != "ok")]
+        t = self.table
+        return t[t["risk"].isin(FLAGGED_LABELS) | t["change"].isin(["worse", "failed"])]
 
     @property
     def passed(self) -> bool:
         return self.flagged.empty
 
 
+def with_score(scores: pd.DataFrame) -> pd.DataFrame:
+    """The scores with ``score``: each row's family headline."""
+    families = scores["family"].fillna("alc") if "family" in scores else pd.Series("alc", index=scores.index)
+    score = pd.Series(float("nan"), index=scores.index)
+    for family in families.unique():
+        rows = families == family
+        score[rows] = scores.loc[rows, headline_of(family)].astype(float)
+    return scores.assign(family=families, score=score)
+
+
 def compare(current: pd.DataFrame, previous: pd.DataFrame | None, worse_by: float = 0.05) -> AuditDiff:
-    now = current[["scenario_id", "secret", "known", "baseline", "status", "alc", "risk"]]
+    now = with_score(current).reindex(columns=COLUMNS)
     if previous is None:
-        table = now.assign(alc_before=float("nan"), risk_before=None, change="new")
-        return AuditDiff(table.reset_index(drop=True))
-    before = previous[previous["status"] == "ok"][["scenario_id", "alc", "risk"]].rename(columns={"alc": "alc_before", "risk": "risk_before"})
-    table = now.merge(before, on="scenario_id", how="left")
-    table["change"] = [_change(row, worse_by) for row in table.itertuples(index=False)]
-    table["change"] = pd.Categorical(table["change"], categories=list(CHANGES), ordered=True)
-    return AuditDiff(table.sort_values(["change", "alc"], ascending=[True, False]).reset_index(drop=True))
+        table = now.assign(score_before=float("nan"), risk_before=None)
+    else:
+        before = with_score(previous[previous["status"] == "ok"])[["scenario_id", "score", "risk"]]
+        table = now.merge(before.rename(columns={"score": "score_before", "risk": "risk_before"}), on="scenario_id", how="left")
+    table["change"] = pd.Categorical([_change(row, worse_by) for row in table.itertuples(index=False)], categories=list(CHANGES), ordered=True)
+    return AuditDiff(table.sort_values(["change", "score"], ascending=[True, False]).reset_index(drop=True))
 
 
 def _change(row, worse_by: float) -> str:
+    if row.status == "skipped":
+        return "skipped"
     if row.status != "ok":
         return "failed"
-    if pd.isna(row.alc_before):
+    if pd.isna(row.score_before) or pd.isna(row.risk_before):
         return "new"
     rank, rank_before = LABELS.index(row.risk), LABELS.index(row.risk_before)
-    if rank > rank_before or row.alc > row.alc_before + worse_by:
+    if rank > rank_before or row.score > row.score_before + worse_by:
         return "worse"
-    if rank < rank_before or row.alc < row.alc_before - worse_by:
+    if rank < rank_before or row.score < row.score_before - worse_by:
         return "better"
     return "same"
 
 
 def audit_markdown(diff: AuditDiff, release: str, stamp: str, previous_stamp: str | None) -> str:
-    verdict = "PASSED: no scenario at risk, serious or worse" if diff.passed else f"FLAGGED: {len(diff.flagged)} scenario(s) at risk, serious, worse or failed"
+    verdict = "PASSED: no evaluation at risk, serious, worse or failed" if diff.passed else f"FLAGGED: {len(diff.flagged)} evaluation(s) at risk, serious, worse or failed"
     against = f"compared with the audit of {previous_stamp}" if previous_stamp else "no previous audit to compare with"
     counts = diff.table["change"].astype(str).value_counts()
     changes = ", ".join(f"{name} {counts[name]}" for name in CHANGES if name in counts)
     lines = [f"# Audit of release {release}, {stamp}", "", f"**{verdict}** ({against}).", "", f"Changes: {changes}", ""]
     if not diff.flagged.empty:
-        lines += ["## Flagged scenarios", "", _table(diff.flagged)]
-    return "\n".join(lines) + "\n"
+        lines += ["## Flagged evaluations", "", _table(diff.flagged), ""]
+    skipped = diff.table[diff.table["change"] == "skipped"]
+    if not skipped.empty:
+        lines += ["## Skipped evaluations (cannot be attacked by construction)", "", _table(skipped), ""]
+    return "\n".join(lines).rstrip() + "\n"
 
 
 def _table(frame: pd.DataFrame) -> str:
-    columns = ["scenario_id", "secret", "baseline", "alc", "risk", "alc_before", "risk_before", "change"]
+    columns = ["scenario_id", "family", "params", "score", "risk", "score_before", "risk_before", "change"]
     rows = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for row in frame[columns].itertuples(index=False):
-        rows.append("| " + " | ".join("" if pd.isna(v) else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row) + " |")
+        rows.append("| " + " | ".join("" if pd.isna(v) else (f"{v:.3f}" if isinstance(v, float) else str(v).replace("|", "\\|")) for v in row) + " |")
     return "\n".join(rows)

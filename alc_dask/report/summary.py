@@ -1,42 +1,40 @@
-"""What a results dataset says: risk label counts, the worst scenarios, the best ALC per secret."""
+"""What a results dataset says: evaluations per family and risk label, and a section per family."""
 
 from dataclasses import dataclass
 
 import pandas as pd
 
 from alc_dask.measure import LABELS
-
-WORST_COLUMNS = ["release", "scenario_id", "secret", "known", "baseline", "alc", "risk", "attack_precision", "attack_recall", "halt_code"]
+from alc_dask.report.sections import Section, section_for
 
 
 @dataclass(frozen=True)
 class Summary:
     scores: pd.DataFrame
-    """Successful scenarios."""
+    """Successful evaluations."""
     failed: pd.DataFrame
+    skipped: pd.DataFrame
     label_counts: pd.DataFrame
-    """Scenarios per release (rows) and risk label (columns, mildest first)."""
-    worst: pd.DataFrame
-    best_per_secret: pd.DataFrame
-    """Per release and secret: the highest ALC and the scenario giving it."""
+    """Evaluations per release and family (rows) and risk label (columns, mildest first)."""
+    sections: tuple[Section, ...]
+    """One per family present, in the order families first appear."""
 
     @property
     def total(self) -> int:
-        return len(self.scores) + len(self.failed)
+        return len(self.scores) + len(self.failed) + len(self.skipped)
+
+    def section(self, title_start: str) -> Section:
+        return next(s for s in self.sections if s.title.startswith(title_start))
 
 
-def summarize(scores: pd.DataFrame, worst: int = 10) -> Summary:
+def summarize(scores: pd.DataFrame) -> Summary:
+    scores = scores.assign(family=scores["family"].fillna("alc")) if "family" in scores else scores.assign(family="alc")
     ok = scores[scores["status"] == "ok"].reset_index(drop=True)
-    failed = scores[scores["status"] != "ok"][["release", "scenario_id", "secret", "error"]].reset_index(drop=True)
-    counts = pd.crosstab(ok["release"], pd.Categorical(ok["risk"], categories=list(LABELS)), dropna=False) if len(ok) else pd.DataFrame(columns=list(LABELS))
+    unfinished = ["release", "family", "scenario_id", "error"]
+    failed = scores[scores["status"] == "failed"].reindex(columns=unfinished).reset_index(drop=True)
+    skipped = scores[scores["status"] == "skipped"].reindex(columns=unfinished).reset_index(drop=True)
+    counts = pd.crosstab([ok["release"], ok["family"]], pd.Categorical(ok["risk"], categories=list(LABELS)), dropna=False) if len(ok) else pd.DataFrame(columns=list(LABELS))
     counts = counts.reindex(columns=list(LABELS), fill_value=0)
     counts.columns.name = None
-    ranked = ok.sort_values(["alc", "scenario_id"], ascending=[False, True])
-    best = ranked.drop_duplicates(["release", "secret"])[["release", "secret", "alc", "risk", "scenario_id", "known", "baseline"]]
-    return Summary(
-        scores=ok,
-        failed=failed,
-        label_counts=counts,
-        worst=ranked.head(worst)[WORST_COLUMNS].reset_index(drop=True),
-        best_per_secret=best.sort_values(["release", "alc"], ascending=[True, False]).reset_index(drop=True),
-    )
+    sections = tuple(section_for(family, ok[ok["family"] == family]) for family in ok["family"].drop_duplicates())
+    return Summary(ok, failed, skipped, counts, sections)

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from alc_dask.results.schema import PREDICTIONS, SCORES
+from alc_dask.results.schema import PREDICTIONS, scores_schema
 from alc_dask.results.store import MANIFEST, ResultsError, ResultStore
 
 
@@ -16,4 +16,4 @@ def read_predictions(out, scenario_ids=None) -> pd.DataFrame:
     return ResultStore(out).read_predictions(scenario_ids)
 
 
-__all__ = ["MANIFEST", "PREDICTIONS", "SCORES", "ResultStore", "ResultsError", "read_predictions", "read_scores"]
+__all__ = ["MANIFEST", "PREDICTIONS", "scores_schema", "ResultStore", "ResultsError", "read_predictions", "read_scores"]

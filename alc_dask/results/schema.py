@@ -1,53 +1,33 @@
-"""The columns of a results dataset, fixed so every part (ok or failed) reads back as one table."""
+"""The columns of a results dataset: one scores table for every evaluation family.
 
-import dataclasses
+A row is the identity every evaluation shares (job, release, scenario, family, status, timings,
+worker) followed by the measures of every known family; a family's row leaves the others' measures
+null. Every part is written with the same columns, so the scores folder reads as one table in
+pandas, polars or duckdb. Families may share a measure column (``secret``, ``risk``) when they give
+it the same type.
+"""
+
+from functools import cache
 
 import pyarrow as pa
 
-from alc_dask.measure import PrcResult
+from alc_dask.families import family_names, get_family
 
-_COUNTS = {"n", "attempts", "correct"}
-
-
-def _prc_fields(prefix: str) -> list[pa.Field]:
-    return [pa.field(prefix + f.name, pa.int64() if f.name in _COUNTS else pa.float64()) for f in dataclasses.fields(PrcResult)]
-
-
-SCORES = pa.schema(
-    [
-        pa.field("job", pa.string()),
-        pa.field("release", pa.string()),
-        pa.field("scenario_id", pa.string()),
-        pa.field("scenario_index", pa.int64()),
-        pa.field("origin", pa.string()),
-        pa.field("status", pa.string()),  # ok | failed
-        pa.field("error", pa.string()),
-        pa.field("traceback", pa.string()),  # of a failed scenario, as Python formats it
-        pa.field("secret", pa.string()),
-        pa.field("known", pa.string()),  # JSON list, sorted
-        pa.field("attack", pa.string()),
-        pa.field("attack_params", pa.string()),  # JSON
-        pa.field("baseline", pa.string()),
-        pa.field("targets", pa.string()),  # JSON selector or null
-        pa.field("seed", pa.int64()),
-        pa.field("alc", pa.float64()),
-        pa.field("risk", pa.string()),
-        pa.field("model", pa.string()),
-        pa.field("expected_base_prc", pa.float64()),
-        pa.field("halt_code", pa.string()),
-        *_prc_fields("base_"),
-        *_prc_fields("attack_"),
-        pa.field("alc_full_recall", pa.float64()),
-        pa.field("risk_full_recall", pa.string()),
-        *_prc_fields("attack_full_recall_"),
-        pa.field("pairs", pa.int64()),
-        pa.field("abstentions", pa.int64()),
-        pa.field("recall_basis", pa.string()),
-        pa.field("seconds", pa.float64()),  # the scenario's own work
-        pa.field("elapsed_seconds", pa.float64()),  # on the worker, with unpacking and result building
-        pa.field("worker", pa.string()),
-        pa.field("finished_at", pa.string()),  # ISO 8601, UTC
-    ]
+IDENTITY = (
+    pa.field("job", pa.string()),
+    pa.field("release", pa.string()),
+    pa.field("scenario_id", pa.string()),
+    pa.field("scenario_index", pa.int64()),
+    pa.field("family", pa.string()),
+    pa.field("origin", pa.string()),
+    pa.field("params", pa.string()),  # JSON of what defines the evaluation
+    pa.field("status", pa.string()),  # ok | failed | skipped
+    pa.field("error", pa.string()),  # why it failed or was skipped
+    pa.field("traceback", pa.string()),  # of a failed scenario, as Python formats it
+    pa.field("seed", pa.int64()),
+    pa.field("elapsed_seconds", pa.float64()),  # on the worker, with unpacking and result building
+    pa.field("worker", pa.string()),
+    pa.field("finished_at", pa.string()),  # ISO 8601, UTC
 )
 
 PREDICTIONS = pa.schema(
@@ -62,3 +42,15 @@ PREDICTIONS = pa.schema(
         pa.field("true", pa.string()),
     ]
 )
+
+
+@cache
+def scores_schema() -> pa.Schema:
+    """The identity columns, then each family's measures (built-in families first, in their order)."""
+    fields = {field.name: field for field in IDENTITY}
+    for name in family_names():
+        for field in get_family(name).fields:
+            known = fields.setdefault(field.name, field)
+            if known.type != field.type:
+                raise TypeError(f"family {name!r} writes column {field.name!r} as {field.type}, another family as {known.type}")
+    return pa.schema(list(fields.values()))

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from alc_dask.results.schema import PREDICTIONS, SCORES
+from alc_dask.results.schema import PREDICTIONS, scores_schema
 
 MANIFEST = "job.json"
 SCENARIO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*-[0-9a-f]{10}")
@@ -74,10 +74,10 @@ class ResultStore:
         self._write_manifest()
         if predictions is not None:
             _write_atomically(predictions, PREDICTIONS, self.predictions_dir / f"{scenario}.parquet")
-        _write_atomically(scores, SCORES, self.scores_dir / f"{scenario}.parquet")
+        _write_atomically(scores, scores_schema(), self.scores_dir / f"{scenario}.parquet")
 
     def read_scores(self, columns: list[str] | None = None) -> pd.DataFrame:
-        return _read_parts(self.scores_dir, SCORES, columns)
+        return _read_parts(self.scores_dir, scores_schema(), columns)
 
     def read_predictions(self, scenario_ids=None) -> pd.DataFrame:
         """Predictions of complete scenarios (a part whose scores part is missing is an interrupted write)."""

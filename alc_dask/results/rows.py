@@ -1,0 +1,42 @@
+"""Rows of scores as the store writes them: the identity every evaluation shares, then its measures."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pandas as pd
+
+
+def identity_row(job: str, release: str, scenario) -> dict:
+    """The columns that say which evaluation a row is, where it ran and when it finished."""
+    return {
+        **scenario.family.labels(),
+        "job": job,
+        "release": release,
+        "scenario_id": scenario.id,
+        "scenario_index": scenario.index,
+        "family": scenario.family.name,
+        "origin": scenario.origin,
+        "params": scenario.identity_json,
+        "seed": scenario.seed,
+        "worker": _worker_name(),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def scores_row(identity: dict, measures: dict, elapsed: float) -> pd.DataFrame:
+    return pd.DataFrame([{**measures, **identity, "status": "ok", "error": None, "elapsed_seconds": elapsed}])
+
+
+def unfinished_row(identity: dict, status: str, error: str, elapsed: float = float("nan"), traceback: str | None = None) -> pd.DataFrame:
+    """A ``failed`` or ``skipped`` evaluation: its one-line reason and, for a failure, the traceback."""
+    return pd.DataFrame([{**identity, "status": status, "error": error, "traceback": traceback, "elapsed_seconds": elapsed}])
+
+
+def _worker_name() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().name)
+    except ValueError:  # not on a Dask worker (e.g. called directly)
+        return "local"

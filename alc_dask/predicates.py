@@ -10,9 +10,11 @@ is a category of its own, as everywhere in this project.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numba
 import numpy as np
+import pandas as pd
 
 from alc_dask.data import ColumnKind, EncodedTable, Release
 
@@ -28,6 +30,21 @@ class RowMatrix:
     columns: tuple[str, ...]
     rows: np.ndarray
     ordered: np.ndarray
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        """(m, n): each column's rows by increasing value, missing values last."""
+        return np.ascontiguousarray(np.argsort(self.rows, axis=0, kind="stable").T)
+
+    @cached_property
+    def sorted_values(self) -> np.ndarray:
+        """(m, n): each column's values increasing, missing values last."""
+        return np.ascontiguousarray(np.take_along_axis(self.rows, self.order.T, axis=0).T)
+
+    @cached_property
+    def present(self) -> np.ndarray:
+        """Per column, how many rows have a value."""
+        return (~np.isnan(self.rows)).sum(axis=0)
 
     @classmethod
     def of(cls, release: Release, table: EncodedTable, columns: tuple[str, ...], distinct: bool = True) -> RowMatrix:
@@ -84,18 +101,60 @@ class Predicates:
 
 
 def count_matches(predicates: Predicates, rows: RowMatrix) -> np.ndarray:
-    """Per predicate, how many rows meet it: 0, 1, or 2 meaning "two or more"."""
+    """Per predicate, how many rows meet it: 0, 1, or 2 meaning "two or more".
+
+    Every condition but ``!=`` selects a contiguous run of its column's sorted values, found by
+    binary search; the kernel walks only the shortest run of each predicate, checks the other
+    conditions on those rows, and stops at the second match. An isolating predicate thus costs a
+    few rows, not a scan of the table.
+    """
     if len(predicates) == 0:
         return np.zeros(0, dtype=np.int64)
-    return _count_up_to_two(predicates.column, predicates.op, predicates.value, rows.rows)
+    lo, hi, mode = _as_intervals(predicates)
+    return _count_up_to_two(predicates.column, lo, hi, mode, rows.order, rows.sorted_values, rows.present, np.ascontiguousarray(rows.rows.T))
+
+
+INTERVAL, NULL, NOT_EQUAL, PRESENT = range(4)
+
+
+def _as_intervals(predicates: Predicates):
+    """Each condition as a closed interval a present value must lie in, a null test, or ``!=``."""
+    op, value = predicates.op, predicates.value
+    lo = np.select([op == EQ, op == GE, op == GT, op == NE], [value, value, np.nextafter(value, np.inf), value], -np.inf)
+    hi = np.select([op == EQ, op == LE, op == LT, op == NE], [value, value, np.nextafter(value, -np.inf), value], np.inf)
+    mode = np.select([op == IS_NULL, op == NE, op == NOT_NULL], [NULL, NOT_EQUAL, PRESENT], INTERVAL)
+    return lo, hi, mode
 
 
 @numba.njit(nogil=True, cache=True)
-def _count_up_to_two(column, op, value, rows):
+def _count_up_to_two(column, lo, hi, mode, order, sorted_values, present, values):
+    """order, sorted_values (m, n): each column's rows and values by increasing value, missing last;
+    present (m,): values per column; values (m, n): the rows column by column."""
+    n = values.shape[1]
     counts = np.zeros(column.shape[0], dtype=np.int64)
     for p in range(column.shape[0]):
-        for r in range(rows.shape[0]):
-            if _holds(column[p], op[p], value[p], rows[r]):
+        pivot, start, stop = -1, 0, n
+        for j in range(column.shape[1]):
+            c = column[p, j]
+            if c < 0 or mode[p, j] == NOT_EQUAL:
+                continue
+            if mode[p, j] == NULL:
+                a, b = present[c], n
+            elif mode[p, j] == PRESENT:
+                a, b = 0, present[c]
+            else:
+                known = sorted_values[c, : present[c]]
+                a, b = np.searchsorted(known, lo[p, j], "left"), np.searchsorted(known, hi[p, j], "right")
+            if pivot < 0 or b - a < stop - start:
+                pivot, start, stop = c, a, b
+        for i in range(start, stop):
+            r = order[pivot, i] if pivot >= 0 else i
+            ok = True
+            for j in range(column.shape[1]):
+                if column[p, j] >= 0 and not _meets(values[column[p, j], r], lo[p, j], hi[p, j], mode[p, j]):
+                    ok = False
+                    break
+            if ok:
                 counts[p] += 1
                 if counts[p] == 2:
                     break
@@ -103,38 +162,16 @@ def _count_up_to_two(column, op, value, rows):
 
 
 @numba.njit(nogil=True, inline="always")
-def _holds(column, op, value, row):
-    for j in range(column.shape[0]):
-        if column[j] < 0:
-            continue
-        x = row[column[j]]
-        missing = np.isnan(x)
-        o = op[j]
-        if o == IS_NULL:
-            ok = missing
-        elif o == NOT_NULL:
-            ok = not missing
-        elif missing:
-            ok = False
-        elif o == EQ:
-            ok = x == value[j]
-        elif o == NE:
-            ok = x != value[j]
-        elif o == LT:
-            ok = x < value[j]
-        elif o == LE:
-            ok = x <= value[j]
-        elif o == GT:
-            ok = x > value[j]
-        else:
-            ok = x >= value[j]
-        if not ok:
-            return False
-    return True
+def _meets(x, lo, hi, mode):
+    if mode == INTERVAL:
+        return lo <= x <= hi  # false for a missing (NaN) value
+    if mode == NULL:
+        return np.isnan(x)
+    if mode == NOT_EQUAL:
+        return not np.isnan(x) and x != lo
+    return not np.isnan(x)
 
 
 def _distinct_rows(matrix: np.ndarray) -> np.ndarray:
     """Each distinct row once, in order of first appearance (two missing values are equal)."""
-    keyed = np.where(np.isnan(matrix), np.inf, matrix)  # NaN never equals itself; releases hold no inf
-    _, first = np.unique(keyed, axis=0, return_index=True)
-    return matrix[np.sort(first)]
+    return pd.DataFrame(matrix).drop_duplicates().to_numpy()

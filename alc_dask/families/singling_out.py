@@ -158,11 +158,12 @@ def _subsample(rows: RowMatrix, n: int, rng: np.random.Generator) -> RowMatrix:
 
 def _isolating(candidates: Predicates, synthetic: RowMatrix, wanted: int, seen: set) -> Predicates:
     """The candidates, in order, that isolate one anonymized row and were not found before, at most ``wanted``."""
+    isolating = np.flatnonzero(count_matches(candidates, synthetic) == 1)
     keep = []
-    for index, (key, count) in enumerate(zip(candidates.keys(), count_matches(candidates, synthetic))):
+    for index, key in zip(isolating, candidates.select(isolating).keys()):
         if len(keep) == wanted:
             break
-        if count == 1 and key not in seen:
+        if key not in seen:
             seen.add(key)
             keep.append(index)
     return candidates.select(np.array(keep, dtype=np.int64))

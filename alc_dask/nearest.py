@@ -133,3 +133,23 @@ def _tree_reduce(parts: list, split_every: int):
         parts = [dask.delayed(merge_nearest, pure=True)(*parts[i : i + split_every])
                  for i in range(0, len(parts), split_every)]
     return parts[0]
+
+
+@dataclass(frozen=True, eq=False)
+class ShuffledTable:
+    """A table searched with its rows in a seeded random order, so rows at equal distance rank at
+    random (yet reproducibly) instead of by row number; indices come back in the table's own numbering."""
+
+    table: EncodedTable
+    order: np.ndarray
+    shuffled: EncodedTable
+
+    @classmethod
+    def of(cls, table: EncodedTable, rng: np.random.Generator) -> ShuffledTable:
+        order = rng.permutation(table.n_rows)
+        return cls(table, order, table.rows(order))
+
+    def k_nearest(self, queries: EncodedTable, columns: Sequence[str], k: int) -> np.ndarray:
+        """Indices (q, k) of the k nearest rows, -1 where the table has fewer than k."""
+        _, found = k_nearest(queries, self.shuffled, columns, k)
+        return np.where(found >= 0, self.order[np.maximum(found, 0)], -1)

@@ -6,7 +6,8 @@ categorical guess is right when it equals the secret (two missing values are equ
 guess is right within ``tolerance`` of the true value: ``|guess - secret| <= tolerance * |secret|``
 (an exact match when the secret is 0). Anonymeter divides by the guess instead, so every negative
 guess counts as right there; dividing by the true value keeps the tolerance a property of the
-person attacked. The baseline guesses the secret of a random anonymized row.
+person attacked. The baseline guesses the secret of a random anonymized row. Rows at equal
+distance are ranked in a seeded random order, not by row number.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from alc_dask.data import ColumnKind, EncodedTable
 from alc_dask.families.base import Evaluation, EvaluationFamily
 from alc_dask.families.wp29 import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
-from alc_dask.nearest import k_nearest
+from alc_dask.nearest import ShuffledTable
 
 
 class InferenceParams(Wp29Params):
@@ -65,14 +66,15 @@ class Inference(EvaluationFamily):
         held_out = control.rows(np.sort(rng.choice(control.n_rows, n_control, replace=False)))
         guessed = rng.choice(anonymized.n_rows, n_baseline, replace=False)
         baseline_right = self._right(self._secret(release, anonymized)[guessed], self._secret(release, main)[:n_baseline], release)
+        shuffled = ShuffledTable.of(anonymized, rng)
         counts = AttackCounts(
-            n_main, int(self._attack(release, main, anonymized).sum()), n_baseline, int(baseline_right.sum()), n_control, int(self._attack(release, held_out, anonymized).sum())
+            n_main, int(self._attack(release, main, shuffled).sum()), n_baseline, int(baseline_right.sum()), n_control, int(self._attack(release, held_out, shuffled).sum())
         )
         return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, [])})
 
-    def _attack(self, release, targets: EncodedTable, anonymized: EncodedTable) -> np.ndarray:
-        _, nearest = k_nearest(targets, anonymized, self.params.aux_cols, 1)
-        return self._right(self._secret(release, anonymized)[nearest[:, 0]], self._secret(release, targets), release)
+    def _attack(self, release, targets: EncodedTable, anonymized: ShuffledTable) -> np.ndarray:
+        nearest = anonymized.k_nearest(targets, self.params.aux_cols, 1)[:, 0]
+        return self._right(self._secret(release, anonymized.table)[nearest], self._secret(release, targets), release)
 
     def _secret(self, release, table: EncodedTable) -> np.ndarray:
         if release.column(self.params.secret).kind is ColumnKind.CATEGORICAL:

@@ -5,7 +5,9 @@ The attacker's auxiliary columns are split into two disjoint halves. For a targe
 finds its ``n_neighbors`` nearest anonymized rows (Gower distance, this project's missing-value
 rule); the target is linked when the two neighbour sets share a row. Targets are original records
 (members); the control repeats the attack on control records; the baseline draws both neighbour
-sets at random.
+sets at random. Rows at equal distance are ranked in a seeded random order, drawn apart for each half: a shared
+order (by row number, say) would make both halves prefer the same rows, and a table that cannot
+tell its rows apart would seem to link everyone.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from alc_dask.data import ScenarioError
 from alc_dask.families.base import Evaluation, EvaluationFamily
 from alc_dask.families.wp29 import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
-from alc_dask.nearest import k_nearest
+from alc_dask.nearest import ShuffledTable
 
 Half = Annotated[tuple[str, ...], Field(min_length=1)]
 
@@ -59,17 +61,17 @@ class Linkability(EvaluationFamily):
         anonymized, control = attacked_tables(release, p, self.name)
         rng = np.random.default_rng(seed)
         n_main, n_control = min(p.n_attacks, release.original.n_rows), min(p.n_attacks, control.n_rows)
-        main_links = self._links(release.original, anonymized, rng.choice(release.original.n_rows, n_main, replace=False))
-        control_links = self._links(control, anonymized, rng.choice(control.n_rows, n_control, replace=False))
+        orders = [ShuffledTable.of(anonymized, rng) for _ in p.aux_cols]
+        main_links = self._links(release.original, orders, rng.choice(release.original.n_rows, n_main, replace=False))
+        control_links = self._links(control, orders, rng.choice(control.n_rows, n_control, replace=False))
         random_sets = [_random_neighbours(anonymized.n_rows, p.n_attacks, p.n_neighbors, rng) for _ in range(2)]
         counts = AttackCounts(n_main, int(main_links.sum()), p.n_attacks, int(_shared(*random_sets).sum()), n_control, int(control_links.sum()))
         warnings = [f"only {n} of the {p.n_attacks} attacks asked for: {name} has {n} rows" for name, n in (("the original", n_main), ("the control", n_control)) if n < p.n_attacks]
         return Evaluation({"n_neighbors": p.n_neighbors, **wp29_measures(counts, p.confidence_level, warnings)})
 
-    def _links(self, table, anonymized, rows: np.ndarray) -> np.ndarray:
+    def _links(self, table, orders: list[ShuffledTable], rows: np.ndarray) -> np.ndarray:
         targets = table.rows(np.sort(rows))
-        neighbours = [k_nearest(targets, anonymized, half, self.params.n_neighbors)[1] for half in self.params.aux_cols]
-        return _shared(*neighbours)
+        return _shared(*(order.k_nearest(targets, half, self.params.n_neighbors) for order, half in zip(orders, self.params.aux_cols)))
 
 
 def _random_neighbours(n_rows: int, count: int, k: int, rng: np.random.Generator) -> np.ndarray:

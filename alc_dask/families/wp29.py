@@ -63,7 +63,8 @@ def attacked_tables(release: Release, params: Wp29Params, family: str) -> tuple[
 
 def check_columns(release: Release, anonymized: EncodedTable, field: str, columns) -> None:
     for name in columns:
-        release.column(name)
+        if name not in release.columns:
+            raise ScenarioError(f"{field}: {name!r} is not a column of the release; it has {list(release.columns)}")
         if name not in anonymized.columns:
             raise ScenarioError(f"{field}: column {name!r} is not in the anonymized table {anonymized.name}")
 

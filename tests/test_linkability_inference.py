@@ -1,0 +1,87 @@
+"""Linkability and Anonymeter-style inference: leaky against unrelated releases, ties, tolerance, bad parameters."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from alc_dask.data import Release, ScenarioError
+from alc_dask.families.inference import Inference
+from alc_dask.families.linkability import Linkability
+from alc_dask.synthetic import make_population
+
+HALVES = [["age", "sex", "region"], ["education", "income", "hours_per_week"]]
+AUX = ["age", "sex", "region", "education", "hours_per_week", "married"]
+
+
+@pytest.fixture(scope="module")
+def people():
+    population = make_population(3000, seed=4)
+    return population.iloc[:1500].reset_index(drop=True), population.iloc[1500:].reset_index(drop=True)
+
+
+def test_a_release_of_the_members_links_them_and_not_the_others(people):
+    members, others = people
+    result = Linkability(aux_cols=HALVES, n_neighbors=1, n_attacks=300).evaluate(Release.load(members, [members], control=others), seed=0).measures
+    assert result["attack_rate"] > result["control_rate"] + 0.2
+    assert result["privacy_risk_low"] > 0.2 and result["beats_baseline"]
+
+
+def test_an_unrelated_release_links_nobody_beyond_chance(people):
+    members, others = people
+    unrelated = make_population(1500, seed=77)
+    result = Linkability(aux_cols=HALVES, n_neighbors=5, n_attacks=300).evaluate(Release.load(members, [unrelated], control=others), seed=0).measures
+    assert result["privacy_risk_low"] == 0.0
+
+
+def test_rows_at_equal_distance_are_ranked_at_random_not_by_row_number():
+    """Every anonymized row is the same: one tie order for both halves (row number, or one shuffle)
+    would make them pick the same k rows and link every target; drawn apart per half, they link
+    about as often as the random baseline."""
+    rng = np.random.default_rng(0)
+    members = pd.DataFrame({"a": rng.choice(list("xyz"), 400), "b": rng.choice(list("uv"), 400), "c": rng.choice(list("pq"), 400), "d": rng.choice(list("rs"), 400)})
+    flat = pd.DataFrame({column: [members[column].iloc[0]] * 400 for column in members.columns})
+    result = Linkability(aux_cols=[["a", "b"], ["c", "d"]], n_neighbors=5, n_attacks=400).evaluate(Release.load(members, [flat], control=members), seed=1).measures
+    assert result["attack_rate"] < 0.2
+    assert abs(result["attack_rate"] - result["baseline_rate"]) < 0.1
+
+
+def test_inference_of_a_leaked_secret_beats_the_control(people):
+    members, others = people
+    result = Inference(aux_cols=AUX, secret="condition", n_attacks=300).evaluate(Release.load(members, [members], control=others), seed=0).measures
+    assert result["attack_rate"] > result["control_rate"] and result["secret"] == "condition"
+    leaked_income = Inference(aux_cols=AUX, secret="income", n_attacks=300).evaluate(Release.load(members, [members], control=others), seed=0).measures
+    assert leaked_income["attack_rate"] > 0.9 and leaked_income["privacy_risk_low"] > 0.3
+
+
+def test_continuous_guess_is_right_within_the_tolerance_of_the_true_value():
+    family = Inference(aux_cols=["k"], secret="x", tolerance=0.05)
+    release = Release.load(pd.DataFrame({"k": list("ab") * 30, "x": np.linspace(-50, 50, 60)}), [pd.DataFrame({"k": ["a"], "x": [1.0]})])
+    guess = np.array([105.0, 95.5, -94.0, 0.0, 0.1, np.nan, np.nan])
+    truth = np.array([100.0, 100.0, -100.0, 0.0, 0.0, np.nan, 1.0])
+    assert family._right(guess, truth, release).tolist() == [True, True, False, True, False, True, False]
+
+
+def test_same_seed_same_result(people):
+    members, others = people
+    release = Release.load(members, [members.sample(frac=1.0, random_state=3)], control=others)
+    family = Linkability(aux_cols=HALVES, n_neighbors=3, n_attacks=200)
+    assert family.evaluate(release, seed=4).measures == family.evaluate(release, seed=4).measures
+
+
+def test_bad_parameters_name_the_field_and_value(people):
+    members, others = people
+    release = Release.load(members, [members], control=others)
+    with pytest.raises(ValueError, match=r"aux_cols: the two halves must be disjoint; both hold \['sex'\]"):
+        Linkability(aux_cols=[["age", "sex"], ["sex", "region"]])
+    with pytest.raises(ValueError, match="aux_cols"):
+        Linkability(aux_cols=[[], ["sex"]])
+    with pytest.raises(ValueError, match="secret: 'sex' is also one of the aux_cols"):
+        Inference(aux_cols=["sex", "age"], secret="sex")
+    with pytest.raises(ScenarioError, match="n_neighbors: 5000 is more than the 1500 rows"):
+        Linkability(aux_cols=HALVES, n_neighbors=5000).check(release)
+    with pytest.raises(ScenarioError, match="release.control"):
+        Inference(aux_cols=AUX, secret="income").check(Release.load(members, [members]))
+    with pytest.raises(ScenarioError, match="aux_cols: .*'shoe_size'"):
+        Inference(aux_cols=["shoe_size"], secret="income").check(release)
+    with pytest.raises(ScenarioError, match="table: 3 is not an anonymized table"):
+        Inference(aux_cols=AUX, secret="income", table=3).check(release)

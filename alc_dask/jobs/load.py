@@ -1,26 +1,29 @@
 """Reading a job file: parse YAML or JSON, validate, resolve paths against the job file's folder.
 
 Every error is a ``JobSpecError`` naming the file, the field, the value found and what was expected.
+A job file is plain data: YAML aliases are refused (a few hundred bytes of nested aliases expand to
+gigabytes) and so are duplicate keys (the last one would silently win).
 """
 
 import json
+from collections.abc import Hashable
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
+from alc_dask.jobs.errors import JobSpecError
+from alc_dask.jobs.settings import INVALID_FIELD
 from alc_dask.jobs.spec import JobSpec, PaperProtocol
 
 _TAGS = {"explicit", "each_column", "sampled_known", "paper"}
 
 
-class JobSpecError(ValueError):
-    """A job file cannot be used as written."""
-
-
 def load_job(path: str | Path) -> JobSpec:
     """The validated spec in ``path`` (.yaml, .yml or .json), its paths made absolute."""
     path = Path(path)
+    if path.is_dir():
+        raise JobSpecError(f"{path}: is a directory, not a job file")
     if not path.is_file():
         raise JobSpecError(f"{path}: job file not found")
     data = _parse(path)
@@ -61,15 +64,58 @@ def check_files(spec: JobSpec, source: str = "job") -> None:
 
 
 def _parse(path: Path):
-    text = path.read_text()
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".yaml", ".yml"):
+        raise JobSpecError(f"{path}: unknown job file format {path.suffix!r}; expected .yaml, .yml or .json")
+    text = read_text(path)
     try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        if path.suffix.lower() in (".yaml", ".yml"):
-            return yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as error:
-        raise JobSpecError(f"{path}: malformed {path.suffix[1:].upper()}: {error}") from None
-    raise JobSpecError(f"{path}: unknown job file format {path.suffix!r}; expected .yaml, .yml or .json")
+        if suffix == ".json":
+            return json.loads(text, object_pairs_hook=_unique_keys)
+        return yaml.load(text, Loader=PlainDataLoader)  # noqa: S506 - a SafeLoader without aliases
+    except (json.JSONDecodeError, yaml.YAMLError, DuplicateKeyError) as error:
+        raise JobSpecError(f"{path}: malformed {suffix[1:].upper()}: {error}") from None
+
+
+def read_text(path: Path) -> str:
+    """The file's text, UTF-8 with or without a byte order mark; otherwise an error naming the file."""
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise JobSpecError(f"{path}: not UTF-8 text (byte {error.object[error.start]:#04x} at offset {error.start}); save it as UTF-8") from None
+
+
+class DuplicateKeyError(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple]) -> dict:
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise DuplicateKeyError(f"duplicate key {key!r}")
+        seen.add(key)
+    return dict(pairs)
+
+
+class PlainDataLoader(yaml.SafeLoader):
+    """YAML as plain data: no aliases (``*name``, which include ``<<: *name`` merges), no duplicate keys."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, f"aliases (*{event.anchor}) are not supported; write the values out", event.start_mark)
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, Hashable):
+                continue  # the base constructor reports it
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r} (line {key_node.start_mark.line + 1})", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
 
 
 def _describe(error: dict) -> str:
@@ -80,6 +126,10 @@ def _describe(error: dict) -> str:
         elif not (isinstance(previous, int) and part in _TAGS):  # the generator tag adds nothing
             where += f".{part}" if where else str(part)
         previous = part
+    if error["type"] == INVALID_FIELD:  # a settings check: the field below the model, and its value
+        context = error["ctx"]
+        where = f"{where}.{context['field']}" if where else context["field"]
+        return f"  {where}: must be {context['expected']}; got {context['value']!r}"
     got = "" if error["type"] == "missing" else f"; got {error['input']!r}"
     return f"  {where or '(top level)'}: {error['msg']}{got}"
 

@@ -17,7 +17,7 @@ from alc_dask.cli import main
 from alc_dask.jobs import JobSpecError, expand, load_job, validate_job
 from alc_dask.measure import HaltingRules, MeasureSettings
 from alc_dask.report import as_text, audit_markdown, compare, summarize
-from alc_dask.results import ResultsError, ResultStore
+from alc_dask.results import SCORES, ResultsError, ResultStore
 
 BASE = {"name": "t", "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]}, "scenarios": [{"generate": "each_column"}]}
 FAST = {"candidates": ["majority", "logistic_regression"], "trees": 10}
@@ -261,7 +261,8 @@ def test_run_writes_a_skipped_row_and_never_retries_it(folder, no_cluster):
 
 
 def scores_frame(rows):
-    return pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk", "error"]).assign(release="r", secret="s", known="[]", baseline="ml")
+    frame = pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk", "error"]).assign(release="r", secret="s", known="[]", baseline="ml")
+    return frame.reindex(columns=SCORES.names)
 
 
 def test_summaries_and_audits_count_skipped_scenarios_apart():

@@ -47,9 +47,9 @@ class ResultStore:
         return store
 
     def completed(self) -> set[str]:
-        """Ids of the scenarios finished successfully (failed ones are tried again on a re-run)."""
+        """Ids of the scenarios finished or skipped (failed ones are tried again on a re-run)."""
         scores = self.read_scores(columns=["scenario_id", "status"])
-        return set(scores.loc[scores["status"] == "ok", "scenario_id"])
+        return set(scores.loc[scores["status"].isin(["ok", "skipped"]), "scenario_id"])
 
     def write(self, scores: pd.DataFrame, predictions: pd.DataFrame | None) -> None:
         """Write one scenario's parts: its predictions (if any), then its row of scores."""
@@ -71,7 +71,10 @@ class ResultStore:
     def _check_manifest(self, manifest: dict) -> None:
         path = self.root / MANIFEST
         if path.is_file():
-            previous = json.loads(path.read_text())
+            try:
+                previous = json.loads(path.read_text())
+            except (UnicodeDecodeError, json.JSONDecodeError) as error:
+                raise ResultsError(f"{path}: corrupt manifest ({error}); remove it (or the output directory) to start afresh") from None
             if previous.get("fingerprint") != manifest["fingerprint"]:
                 changed = sorted(k for k in set(previous.get("settings", {})) | set(manifest["settings"]) if previous.get("settings", {}).get(k) != manifest["settings"].get(k))
                 raise ResultsError(

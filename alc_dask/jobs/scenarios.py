@@ -6,6 +6,7 @@ comes from the job seed and the id only, never from where or when it runs.
 """
 
 import hashlib
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -82,27 +83,26 @@ def _expand(spec: JobSpec, release: Release) -> list[Scenario]:
             _check_baselines(release, baselines, f"{where}.baseline" if getattr(entry, "baseline", None) else "baselines")
             if secret not in skips:
                 skips[secret] = skip_reason(release, secret)
-            for attack_spec in [attack] if attack else spec.attacks:
-                for baseline in baselines:
-                    identifier = scenario_id(secret, known, attack_spec, baseline, targets)
-                    if identifier in seen:
-                        continue
-                    seen.add(identifier)
-                    scenarios.append(
-                        Scenario(
-                            id=identifier,
-                            index=len(scenarios),
-                            secret=secret,
-                            known=tuple(known),
-                            attack=attack_spec.name,
-                            attack_params=dict(attack_spec.params),
-                            baseline=baseline,
-                            targets=targets,
-                            seed=scenario_seed(spec.seed, identifier),
-                            origin=origin,
-                            skipped=skips[secret],
-                        )
+            for attack_spec, baseline in itertools.product([attack] if attack else spec.attacks, baselines):
+                identifier = scenario_id(secret, known, attack_spec, baseline, targets)
+                if identifier in seen:
+                    continue
+                seen.add(identifier)
+                scenarios.append(
+                    Scenario(
+                        id=identifier,
+                        index=len(scenarios),
+                        secret=secret,
+                        known=tuple(known),
+                        attack=attack_spec.name,
+                        attack_params=dict(attack_spec.params),
+                        baseline=baseline,
+                        targets=targets,
+                        seed=scenario_seed(spec.seed, identifier),
+                        origin=origin,
+                        skipped=skips[secret],
                     )
+                )
     return scenarios
 
 

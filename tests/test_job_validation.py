@@ -4,6 +4,7 @@ duplicate keys, malformed paper files and odd encodings. Unattackable scenarios 
 
 import json
 import math
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ from alc_dask import Release
 from alc_dask.baseline import BaselineSettings
 from alc_dask.cli import main
 from alc_dask.jobs import JobSpecError, expand, load_job, validate_job
-from alc_dask.measure import HaltingRules, MeasureSettings
+from alc_dask.measure import HaltingRules, MeasureSettings, SettingError
 from alc_dask.report import as_text, audit_markdown, compare, summarize
 from alc_dask.results import SCORES, ResultsError, ResultStore
 
@@ -155,6 +156,10 @@ def test_settings_dataclasses_reject_nan_and_out_of_range():
     with pytest.raises(ValueError, match="tight_high_alc must be at least tight_low_alc"):
         HaltingRules(tight_low_alc=0.5, tight_high_alc=0.2)
     assert HaltingRules(tight_high_alc=1.0).tight_high_alc == 1.0
+    with pytest.raises(SettingError) as error:
+        MeasureSettings(rmin=2.0)
+    again = pickle.loads(pickle.dumps(error.value))  # it may travel from a Dask worker
+    assert (again.field, again.value, str(again)) == ("rmin", 2.0, str(error.value))
 
 
 @pytest.mark.parametrize(

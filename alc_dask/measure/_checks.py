@@ -65,6 +65,9 @@ class SettingError(ValueError):
         super().__init__(message or f"{field} must be {expected}; got {value!r}")
         self.field, self.value, self.expected = field, value, expected
 
+    def __reduce__(self):  # rebuilt from its fields, e.g. when Dask sends it from a worker
+        return type(self), (self.field, self.value, self.expected, str(self))
+
 
 def check_number(field: str, value, low: float = -math.inf, high: float = math.inf, *, open_low: bool = False, open_high: bool = False) -> None:
     """Refuse NaN, infinities and numbers outside [low, high] (or the open ends asked for)."""

@@ -302,16 +302,29 @@ def test_an_audit_of_a_job_expanding_to_nothing_fails(folder, no_cluster):
 # Item 9: YAML aliases and duplicate keys
 
 
-def test_yaml_aliases_are_refused(tmp_path):
+def test_yaml_alias_expansion_is_bounded(tmp_path):
     bomb = tmp_path / "bomb.yaml"
-    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"] + [f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}]" for a, b in zip("abc", "bcd")]
-    bomb.write_text("\n".join(lines) + "\n")
-    with pytest.raises(JobSpecError, match=r"aliases \(\*a\) are not supported"):
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"] + [f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}]" for a, b in zip("abcdefgh", "bcdefghi")]
+    bomb.write_text("\n".join(lines) + "\n")  # 10**9 values once expanded
+    assert len(bomb.read_bytes()) < 800
+    with pytest.raises(JobSpecError, match=f"{bomb}: .*aliases expand this document to [0-9,]{{13}} values, more than the 100,000 allowed"):
         load_job(bomb)
+    recursive = tmp_path / "recursive.yaml"
+    recursive.write_text("name: &a [*a]\n")
+    with pytest.raises(JobSpecError, match="recursive structure"):
+        load_job(recursive)
+
+
+def test_small_aliases_and_merges_load(tmp_path):
+    shared = ["income", "region"]  # PyYAML's dumper writes a repeated list as an anchor and aliases
+    job = {**BASE, "scenarios": [{"generate": "each_column", "secrets": shared}, {"generate": "sampled_known", "secrets": shared}]}
+    path = write(tmp_path, job)
+    assert "*id001" in path.read_text()
+    assert load_job(path).scenarios[1].secrets == shared
     merge = tmp_path / "merge.yaml"
-    merge.write_text("base: &base {trees: 10}\nname: t\nbaseline_settings: {<<: *base}\n")
-    with pytest.raises(JobSpecError, match=r"aliases \(\*base\) are not supported"):
-        load_job(merge)
+    merge.write_text("name: t\nrelease: {original: o.csv, anonymized: [a.csv]}\n"
+                     "scenarios: [&each {generate: each_column, secrets: [income]}, {<<: *each, secrets: [region]}]\n")
+    assert [s.secrets for s in load_job(merge).scenarios] == [["income"], ["region"]]  # a merged key may be overridden
 
 
 def test_duplicate_keys_are_refused_at_any_depth(tmp_path):

@@ -1,18 +1,18 @@
 """Reading a job file: parse YAML or JSON, validate, resolve paths against the job file's folder.
 
 Every error is a ``JobSpecError`` naming the file, the field, the value found and what was expected.
-A job file is plain data: YAML aliases are refused (a few hundred bytes of nested aliases expand to
-gigabytes) and so are duplicate keys (the last one would silently win).
+A job file is plain data: duplicate keys are refused (the last one would silently win), and so is
+YAML whose aliases expand it past a bound (see ``plain_yaml``).
 """
 
 import json
-from collections.abc import Hashable
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
 from alc_dask.jobs.errors import JobSpecError
+from alc_dask.jobs.plain_yaml import PlainDataLoader
 from alc_dask.jobs.settings import INVALID_FIELD
 from alc_dask.jobs.spec import JobSpec, PaperProtocol
 
@@ -71,8 +71,8 @@ def _parse(path: Path):
     try:
         if suffix == ".json":
             return json.loads(text, object_pairs_hook=_unique_keys)
-        return yaml.load(text, Loader=PlainDataLoader)  # noqa: S506 - a SafeLoader without aliases
-    except (json.JSONDecodeError, yaml.YAMLError, DuplicateKeyError) as error:
+        return yaml.load(text, Loader=PlainDataLoader)  # noqa: S506 - a SafeLoader, bounded
+    except (json.JSONDecodeError, yaml.YAMLError, _DuplicateKeyError) as error:
         raise JobSpecError(f"{path}: malformed {suffix[1:].upper()}: {error}") from None
 
 
@@ -84,38 +84,17 @@ def read_text(path: Path) -> str:
         raise JobSpecError(f"{path}: not UTF-8 text (byte {error.object[error.start]:#04x} at offset {error.start}); save it as UTF-8") from None
 
 
-class DuplicateKeyError(ValueError):
-    pass
+class _DuplicateKeyError(ValueError):
+    """A JSON object names a key twice."""
 
 
 def _unique_keys(pairs: list[tuple]) -> dict:
     seen = set()
     for key, _ in pairs:
         if key in seen:
-            raise DuplicateKeyError(f"duplicate key {key!r}")
+            raise _DuplicateKeyError(f"duplicate key {key!r}")
         seen.add(key)
     return dict(pairs)
-
-
-class PlainDataLoader(yaml.SafeLoader):
-    """YAML as plain data: no aliases (``*name``, which include ``<<: *name`` merges), no duplicate keys."""
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(None, None, f"aliases (*{event.anchor}) are not supported; write the values out", event.start_mark)
-        return super().compose_node(parent, index)
-
-    def construct_mapping(self, node, deep=False):
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, Hashable):
-                continue  # the base constructor reports it
-            if key in seen:
-                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r} (line {key_node.start_mark.line + 1})", key_node.start_mark)
-            seen.add(key)
-        return super().construct_mapping(node, deep)
 
 
 def _describe(error: dict) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from alc_dask.data import DISCRETIZED_SUFFIX, ColumnKind, Release, ScenarioError
+from alc_dask.data import ColumnKind, Release, ScenarioError
 from alc_dask.jobs.errors import JobSpecError
 from alc_dask.jobs.paper import missing_entries, paper_secrets, read_paper_jobs, select_paper_entries
 from alc_dask.jobs.spec import AttackSpec, EachColumn, ExplicitScenario, JobSpec, PaperProtocol, SampledKnown
@@ -216,8 +216,10 @@ def _check_explicit(release: Release, entry: ExplicitScenario, where: str) -> No
 
 def _check_paper_known(release: Release, known: list[str], where: str) -> None:
     for name in known:
-        if name.removesuffix(DISCRETIZED_SUFFIX) not in release.columns:
-            raise JobSpecError(f"{where}: known column {name!r} is not in the release; the release has {', '.join(release.columns)}")
+        try:
+            release.column(name)
+        except ScenarioError:
+            raise JobSpecError(f"{where}: known column {name!r} is not in the release; the release has {', '.join(release.columns)}") from None
 
 
 def _check_column(release: Release, name: str, field: str) -> str:

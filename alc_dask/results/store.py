@@ -74,7 +74,7 @@ class ResultStore:
             try:
                 previous = json.loads(path.read_text())
             except (UnicodeDecodeError, json.JSONDecodeError) as error:
-                raise ResultsError(f"{path}: corrupt manifest ({error}); remove it (or the output directory) to start afresh") from None
+                raise ResultsError(f"{path}: corrupt manifest ({error}); use another output directory, or remove this one to start afresh") from None
             if previous.get("fingerprint") != manifest["fingerprint"]:
                 changed = sorted(k for k in set(previous.get("settings", {})) | set(manifest["settings"]) if previous.get("settings", {}).get(k) != manifest["settings"].get(k))
                 raise ResultsError(

@@ -42,8 +42,8 @@ def run(job: Path, scheduler: str | None, workers: int | None, out: Path | None,
 
     with _clear_errors():
         scores = run_job(job, scheduler=scheduler, workers=workers, out=out, verbose=verbose)
-    failed = int((scores["status"] != "ok").sum())
-    click.echo(f"{len(scores)} scenarios, {failed} failed; results in {out or _output_of(job)}")
+    failed, skipped = int((scores["status"] == "failed").sum()), int((scores["status"] == "skipped").sum())
+    click.echo(f"{len(scores)} scenarios, {failed} failed, {skipped} skipped; results in {out or _output_of(job)}")
     if failed:
         sys.exit(1)
 
@@ -51,17 +51,19 @@ def run(job: Path, scheduler: str | None, workers: int | None, out: Path | None,
 @main.command()
 @click.argument("job", type=click.Path(path_type=Path))
 def plan(job: Path) -> None:
-    """List the scenarios JOB expands to, without running them."""
+    """List the scenarios JOB expands to, without running them; the last column says "to run" or why it is skipped."""
     from alc_dask.engine import prepare_release
     from alc_dask.jobs import check_files, expand, load_job
 
     with _clear_errors():
         spec = load_job(job)
         check_files(spec, str(job))
-        scenarios = expand(spec, prepare_release(spec))
+        scenarios = expand(spec, prepare_release(spec), str(job))
     for s in scenarios:
-        click.echo(f"{s.id}\t{s.secret}\t{s.known_json}\t{s.attack}\t{s.baseline}\t{s.origin}")
-    click.echo(f"{len(scenarios)} scenarios", err=True)
+        status = f"skipped: {s.skipped}" if s.skipped else "to run"
+        click.echo(f"{s.id}\t{s.secret}\t{s.known_json}\t{s.attack}\t{s.baseline}\t{s.origin}\t{status}")
+    skipped = sum(1 for s in scenarios if s.skipped)
+    click.echo(f"{len(scenarios)} scenarios ({skipped} skipped)", err=True)
 
 
 @main.command()
@@ -145,7 +147,7 @@ def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, sche
             if sample or everything:
                 spec = with_paper_sample(spec, None if everything else sample)
             scores = run_job(spec, client=client)
-            failed += int((scores["status"] != "ok").sum())
+            failed += int((scores["status"] == "failed").sum())
             click.echo(f"{job}: {len(scores)} scenarios; results in {spec.output}")
     if failed:
         click.echo(f"{failed} scenarios failed")

@@ -13,7 +13,7 @@ from alc_dask.synthetic import make_demo_release
 
 
 def frame(rows):
-    return pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk"]).assign(secret="s", known="[]", baseline="ml")
+    return pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk"]).assign(secret="s", known="[]", baseline="ml", error=None)
 
 
 def test_changes_are_classified_against_the_previous_audit():

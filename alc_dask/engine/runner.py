@@ -15,7 +15,7 @@ from alc_dask.baseline import BaselineSettings
 from alc_dask.data import Release
 from alc_dask.engine.cluster import connect
 from alc_dask.engine.progress import Progress
-from alc_dask.engine.task import ScenarioSettings, failed_outcome, run_scenario
+from alc_dask.engine.task import ScenarioSettings, failed_outcome, run_scenario, skipped_outcome
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
 from alc_dask.jobs.settings import to_settings
 from alc_dask.measure import HaltingRules, MeasureSettings
@@ -37,15 +37,18 @@ def run_job(
     ``scheduler``: the address (or scheduler file) of a running Dask cluster; without it a local
     cluster of ``workers`` single-threaded processes (default: one per core). ``out`` overrides the
     spec's output directory; ``client`` runs on an existing Dask client instead. The scores frame
-    has a ``status`` column: ``ok`` or ``failed``.
+    has a ``status`` column: ``ok``, ``failed`` or ``skipped`` (cannot be attacked; reason in ``error``).
     """
     spec, source = _as_spec(spec_or_path)
     check_files(spec, source)
     store = ResultStore.create(out or spec.output, manifest(spec))
     release = prepare_release(spec)
-    scenarios = expand(spec, release)
+    scenarios = expand(spec, release, source)
     done = store.completed()
-    todo = [s for s in scenarios if s.id not in done]
+    for scenario in scenarios:
+        if scenario.skipped and scenario.id not in done:
+            store.write(skipped_outcome(scenario, scenario_settings(spec)).scores, None)
+    todo = [s for s in scenarios if s.id not in done and not s.skipped]
     if todo:
         bar = Progress(len(todo), spec.name, progress, verbose)
         if client is not None:

@@ -83,6 +83,12 @@ def failed_outcome(scenario: Scenario, settings: ScenarioSettings, error: str, e
     return ScenarioOutcome(pd.DataFrame([row]), None)
 
 
+def skipped_outcome(scenario: Scenario, settings: ScenarioSettings) -> ScenarioOutcome:
+    """The row of a scenario that cannot be attacked by construction: never run, never retried."""
+    row = {**_identity(scenario, settings), "status": "skipped", "error": scenario.skipped, "elapsed_seconds": 0.0}
+    return ScenarioOutcome(pd.DataFrame([row]), None)
+
+
 def _identity(scenario: Scenario, settings: ScenarioSettings) -> dict:
     return {
         "job": settings.job,

@@ -1,7 +1,9 @@
 """A nightly audit: this run's scores against the previous audit's, scenario by scenario.
 
-A release is flagged when any scenario is at risk or serious, or got worse: a higher risk label,
-or an ALC higher by more than the job's ``audit.worse_by``. Scenarios match on their stable id.
+A release is flagged when any scenario is at risk or serious, failed, or got worse: a higher risk
+label, or an ALC higher by more than the job's ``audit.worse_by``. Scenarios match on their stable
+id. A skipped scenario (cannot be attacked, e.g. a constant secret) neither flags nor passes a
+release silently: the report lists it with its reason.
 """
 
 from dataclasses import dataclass
@@ -11,7 +13,7 @@ import pandas as pd
 from alc_dask.measure import LABELS
 
 FLAGGED_LABELS = ("at risk", "serious")
-CHANGES = ("worse", "failed", "new", "same", "better")  # report order: what needs attention first
+CHANGES = ("worse", "failed", "new", "same", "better", "skipped")  # report order: what needs attention first
 
 
 @dataclass(frozen=True)
@@ -21,7 +23,12 @@ class AuditDiff:
 
     @property
     def flagged(self) -> pd.DataFrame:
-        return self.table[self.table["risk"].isin(FLAGGED_LABELS) | (self.table["change"] == "worse") | (self.table["status"] != "ok")]
+        failed = ~self.table["status"].isin(["ok", "skipped"])
+        return self.table[self.table["risk"].isin(FLAGGED_LABELS) | (self.table["change"] == "worse") | failed]
+
+    @property
+    def skipped(self) -> pd.DataFrame:
+        return self.table[self.table["status"] == "skipped"]
 
     @property
     def passed(self) -> bool:
@@ -29,9 +36,10 @@ class AuditDiff:
 
 
 def compare(current: pd.DataFrame, previous: pd.DataFrame | None, worse_by: float = 0.05) -> AuditDiff:
-    now = current[["scenario_id", "secret", "known", "baseline", "status", "alc", "risk"]]
+    now = current[["scenario_id", "secret", "known", "baseline", "status", "alc", "risk", "error"]]
     if previous is None:
-        table = now.assign(alc_before=float("nan"), risk_before=None, change="new")
+        table = now.assign(alc_before=float("nan"), risk_before=None)
+        table["change"] = ["skipped" if status == "skipped" else "new" for status in table["status"]]
         return AuditDiff(table.reset_index(drop=True))
     before = previous[previous["status"] == "ok"][["scenario_id", "alc", "risk"]].rename(columns={"alc": "alc_before", "risk": "risk_before"})
     table = now.merge(before, on="scenario_id", how="left")
@@ -41,6 +49,8 @@ def compare(current: pd.DataFrame, previous: pd.DataFrame | None, worse_by: floa
 
 
 def _change(row, worse_by: float) -> str:
+    if row.status == "skipped":
+        return "skipped"
     if row.status != "ok":
         return "failed"
     if pd.isna(row.alc_before):
@@ -55,12 +65,16 @@ def _change(row, worse_by: float) -> str:
 
 def audit_markdown(diff: AuditDiff, release: str, stamp: str, previous_stamp: str | None) -> str:
     verdict = "PASSED: no scenario at risk, serious or worse" if diff.passed else f"FLAGGED: {len(diff.flagged)} scenario(s) at risk, serious, worse or failed"
+    if len(diff.skipped):
+        verdict += f"; {len(diff.skipped)} skipped (cannot be attacked), listed below"
     against = f"compared with the audit of {previous_stamp}" if previous_stamp else "no previous audit to compare with"
     counts = diff.table["change"].astype(str).value_counts()
     changes = ", ".join(f"{name} {counts[name]}" for name in CHANGES if name in counts)
     lines = [f"# Audit of release {release}, {stamp}", "", f"**{verdict}** ({against}).", "", f"Changes: {changes}", ""]
     if not diff.flagged.empty:
         lines += ["## Flagged scenarios", "", _table(diff.flagged)]
+    if len(diff.skipped):
+        lines += ["", "## Skipped scenarios", "", *(f"- {row.scenario_id} (secret {row.secret}): {row.error}" for row in diff.skipped.itertuples())]
     return "\n".join(lines) + "\n"
 
 

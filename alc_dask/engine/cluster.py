@@ -127,8 +127,10 @@ def _check_scheduler_answers(address: str, shown: str) -> None:
             identity = thread.submit(asyncio.run, _identity(address)).result()
         except OSError as error:  # refused, timed out, unknown host, closed
             raise EngineError(f"cannot reach the Dask scheduler at {shown!r}: {error}") from None
-        except Exception:  # noqa: BLE001 - e.g. a web server's reply read as a Dask message
+        except MemoryError:  # another service's reply read as the length of a Dask message
             identity = None
+        except Exception as error:  # noqa: BLE001 - e.g. tls:// without TLS configured
+            raise EngineError(f"cannot connect to the Dask scheduler at {shown!r}: {type(error).__name__}: {error}") from None
     if not isinstance(identity, dict) or identity.get("type") != "Scheduler":
         raise EngineError(f"cannot use {shown!r}: something answered, but not a Dask scheduler (another service, or a TLS scheduler addressed without tls://?)")
 

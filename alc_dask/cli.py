@@ -86,12 +86,12 @@ def _check_scheduler(ctx: click.Context, param: click.Parameter, scheduler: str 
     return scheduler
 
 
-def scheduler_option(help: str):
-    return click.option("--scheduler", callback=_check_scheduler, help=help)
+def scheduler_option(text: str):
+    return click.option("--scheduler", callback=_check_scheduler, help=text)
 
 
-def workers_option(help: str):
-    return click.option("--workers", type=click.IntRange(min=1), help=help)
+def workers_option(text: str):
+    return click.option("--workers", type=click.IntRange(min=1), help=text)
 
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)

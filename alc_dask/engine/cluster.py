@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import signal
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -82,7 +83,8 @@ class IgnoreInterrupts(WorkerPlugin):
     name = "alc-dask-ignore-interrupts"
 
     def setup(self, worker) -> None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if threading.current_thread() is threading.main_thread():  # only there can signals be handled
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextmanager

@@ -61,8 +61,9 @@ def run_job(
 def fan_out(client, release: Release, scenarios: list[Scenario], settings: ScenarioSettings, store: ResultStore, progress: Progress) -> None:
     """One task per scenario on ``client``'s cluster; each result is written as soon as it arrives.
 
-    The release is sent once to every worker; tasks receive it as a future, so nothing is re-read
-    per scenario. A task lost with its worker is rerun elsewhere by the scheduler; the client writes
+    The release is sent once to every worker (again if the cluster loses every copy: see
+    ``ScenarioTasks``); tasks receive it as a future, so nothing is re-read per scenario. A task
+    lost with its worker is rerun elsewhere by the scheduler; the client writes
     each scenario once, when its future completes. Ctrl-C raises ``Interrupted``, saying how many
     scenarios were written.
     """

@@ -1,8 +1,12 @@
 # Two entry points for a fresh machine: `make demo` and `make test`.
 # Both create .venv with Python 3.11 (override with PYTHON=...) and install the project into it.
+# `make bench` runs the benchmark that needs nothing beyond the project (best_prc against a
+# quadratic scan; BENCH_ARGS="--sizes 1000 10000" for a quick run). The other benchmarks read
+# ../shared or build peer environments: see the README.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+BENCH_ARGS ?=
 
 .PHONY: demo test bench clean
 
@@ -17,6 +21,9 @@ demo: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest
+
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench_best_prc.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

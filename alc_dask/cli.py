@@ -1,6 +1,13 @@
-"""The ``alc-dask`` command: thin, it parses, calls the layers and prints."""
+"""The ``alc-dask`` command: thin, it parses, calls the layers and prints.
 
+Every command ends with one of the exit codes below, so that cron, systemd or Kubernetes can tell
+a leaking release (4) from failed scenarios (3), bad input (2), an unreachable cluster (5) and a
+bug (1). ``EXIT_CODES_HELP`` lists them in ``alc-dask --help``; the README has the same table.
+"""
+
+import math
 import sys
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,58 +17,144 @@ import pandas as pd
 
 from alc_dask.score import Score, score_predictions
 
+EXIT_OK = 0
+EXIT_INTERNAL_ERROR = 1  # an unexpected error: a bug (also what Python exits with on an uncaught exception)
+EXIT_BAD_INPUT = 2  # a bad option (click's usage errors) or bad input: job file, release, predictions, output folder
+EXIT_SCENARIOS_FAILED = 3  # the run ended but scenarios failed; a re-run retries just those
+EXIT_RELEASE_FLAGGED = 4  # audit: a scenario is at risk or serious, or worse than at the previous audit
+EXIT_CLUSTER_UNAVAILABLE = 5  # the Dask scheduler cannot be reached or used; try again later
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+DEMO_MIN_ROWS = 500  # fewer leave too few targets and training rows for the demo's scenarios
+
+EXIT_CODES_HELP = f"""\b
+Exit codes:
+  {EXIT_OK:<4} done; audit: the release passed
+  {EXIT_INTERNAL_ERROR:<4} internal error (a bug); --traceback shows where
+  {EXIT_BAD_INPUT:<4} bad usage or input: options, job file, release, predictions, output folder
+  {EXIT_SCENARIOS_FAILED:<4} some scenarios failed (audit: and none is flagged); re-running retries them
+  {EXIT_RELEASE_FLAGGED:<4} audit: the release is flagged, a scenario at risk or serious or worse than before
+  {EXIT_CLUSTER_UNAVAILABLE:<4} the Dask cluster cannot be reached, has too few workers or lost them all
+  {EXIT_INTERRUPTED:<4} interrupted (Ctrl-C); finished scenarios are kept
+"""
+
+
+class Failure(click.ClickException):
+    """An error explained in one line, with its exit code."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_BAD_INPUT):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class FiniteFloatRange(click.FloatRange):
+    """``click.FloatRange`` that also refuses NaN, which passes every comparison of a range check."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number; expected {self._describe_range()}.", param, ctx)
+        return number
+
+
+class Commands(click.Group):
+    """Ends every command with its exit code: Ctrl-C in one line and 130, an unexpected error in
+    one line and 1 (with ``--traceback``: its traceback too)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as interrupt:
+            click.echo(_interrupted(interrupt, ctx.invoked_subcommand), err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as error:  # noqa: BLE001 - a bug: one line, and where to look
+            _show_traceback(error)
+            hint = "" if _traceback_wanted() else f" (run `alc-dask --traceback {ctx.invoked_subcommand} ...` to see where)"
+            raise Failure(f"internal error: {type(error).__name__}: {error}{hint}", EXIT_INTERNAL_ERROR) from error
+
+
+def _check_scheduler(ctx: click.Context, param: click.Parameter, scheduler: str | None) -> str | None:
+    from alc_dask.engine.cluster import scheduler_address
+
+    if scheduler is not None:
+        try:
+            scheduler_address(scheduler)
+        except ValueError as error:
+            raise Failure(str(error)) from error
+    return scheduler
+
+
+def scheduler_option(text: str):
+    return click.option("--scheduler", callback=_check_scheduler, help=text)
+
+
+def workers_option(text: str):
+    return click.option("--workers", type=click.IntRange(min=1), help=text)
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
+@click.option("--traceback", "show_traceback", is_flag=True, help="On an error, also print its Python traceback (for bug reports).")
 @click.version_option(package_name="alc-dask")
-def main() -> None:
+def main(show_traceback: bool) -> None:
     """Measure the anonymity a data release loses to attribute-inference attacks (the ALC)."""
 
 
 @main.command()
 @click.argument("predictions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--max-interval", default=0.1, show_default=True, help="Widest admissible Wilson interval of a cut.")
+@click.option(
+    "--max-interval",
+    type=FiniteFloatRange(min=0, max=1, min_open=True),
+    default=0.1,
+    show_default=True,
+    help="Widest admissible Wilson interval of a cut, above 0 and at most 1.",
+)
 def score(predictions: Path, max_interval: float) -> None:
     """Score a CSV or Parquet file of predictions with columns kind (base|attack), correct, confidence."""
     frame = _read_table(predictions)
-    try:
+    with _clear_errors():
         result = score_predictions(frame, max_interval=max_interval, source=str(predictions))
-    except ValueError as error:
-        raise click.ClickException(str(error)) from error
     _print_score(result)
 
 
 @main.command()
 @click.argument("job", type=click.Path(path_type=Path))
-@click.option("--scheduler", help="Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
-@click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: one per core); with --scheduler, workers to wait for.")
+@scheduler_option("Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
+@workers_option("Local worker processes (default: one per core); with --scheduler, workers to wait for.")
 @click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: the job's output).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line per finished scenario.")
 def run(job: Path, scheduler: str | None, workers: int | None, out: Path | None, verbose: bool) -> None:
-    """Run every scenario of JOB not already finished in its output directory."""
+    """Run every scenario of JOB not already finished in its output directory.
+
+    Exit code 3 when scenarios failed (re-running retries them), 0 when none did.
+    """
     from alc_dask.engine import run_job
 
     with _clear_errors():
         scores = run_job(job, scheduler=scheduler, workers=workers, out=out, verbose=verbose)
-    failed = int((scores["status"] != "ok").sum())
-    click.echo(f"{len(scores)} scenarios, {failed} failed; results in {out or _output_of(job)}")
+    failed, skipped = int((scores["status"] == "failed").sum()), int((scores["status"] == "skipped").sum())
+    click.echo(f"{len(scores)} scenarios, {failed} failed, {skipped} skipped; results in {out or _output_of(job)}")
     if failed:
-        sys.exit(1)
+        sys.exit(EXIT_SCENARIOS_FAILED)
 
 
 @main.command()
 @click.argument("job", type=click.Path(path_type=Path))
 def plan(job: Path) -> None:
-    """List the scenarios JOB expands to, without running them."""
+    """List the scenarios JOB expands to, without running them; the last column says "to run" or why it is skipped."""
     from alc_dask.engine import prepare_release
     from alc_dask.jobs import check_files, expand, load_job
 
     with _clear_errors():
         spec = load_job(job)
         check_files(spec, str(job))
-        scenarios = expand(spec, prepare_release(spec))
+        scenarios = expand(spec, prepare_release(spec), str(job))
     for s in scenarios:
-        click.echo(f"{s.id}\t{s.family.name}\t{s.identity_json}\t{s.origin}")
-    click.echo(f"{len(scenarios)} scenarios", err=True)
+        status = f"skipped: {s.skipped}" if s.skipped else "to run"
+        click.echo(f"{s.id}\t{s.family.name}\t{s.family.describe()}\t{s.identity_json}\t{s.origin}\t{status}")
+    skipped = sum(1 for s in scenarios if s.skipped)
+    click.echo(f"{len(scenarios)} scenarios ({skipped} skipped)", err=True)
 
 
 @main.command()
@@ -76,7 +169,7 @@ def summarize(out: tuple[Path, ...], report_dir: Path | None) -> None:
     with _clear_errors():
         scores = pd.concat([read_scores(folder) for folder in out], ignore_index=True)
         if scores.empty:
-            raise click.ClickException(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/)")
+            raise Failure(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/)")
         summary = summary_of(scores)
         paths = write_report(summary, report_dir or out[0] / "report")
     click.echo(as_text(summary))
@@ -85,26 +178,29 @@ def summarize(out: tuple[Path, ...], report_dir: Path | None) -> None:
 
 @main.command()
 @click.argument("job", type=click.Path(path_type=Path))
-@click.option("--scheduler", help="Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
-@click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: one per core).")
+@scheduler_option("Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
+@workers_option("Local worker processes (default: one per core); with --scheduler, workers to wait for.")
 @click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: the job's output).")
 def audit(job: Path, scheduler: str | None, workers: int | None, out: Path | None) -> None:
-    """Run JOB as a dated audit and compare with the previous one; exit 1 when the release is flagged."""
+    """Run JOB as a dated audit and compare with the previous one.
+
+    Exit code 4 when the release is flagged (a scenario at risk or serious, or worse than at the
+    previous audit), else 3 when scenarios failed, else 0.
+    """
     from alc_dask.report.nightly import run_audit
 
     with _clear_errors():
         outcome = run_audit(job, scheduler=scheduler, workers=workers, out=out)
     click.echo(outcome.report.read_text())
     click.echo(f"Audit report: {outcome.report}")
-    if not outcome.passed:
-        sys.exit(1)
+    sys.exit(_audit_exit_code(outcome.diff.flagged))
 
 
 @main.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("alc-out/demo"), show_default=True, help="Folder for the release, jobs, results and report.")
-@click.option("--rows", default=5000, show_default=True, help="Rows of the synthetic population.")
-@click.option("--seed", default=0, show_default=True)
-@click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: one per core).")
+@click.option("--rows", type=click.IntRange(min=DEMO_MIN_ROWS), default=5000, show_default=True, help="Rows of the synthetic population.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the population and its releases.")
+@workers_option("Local worker processes (default: one per core).")
 def demo(out: Path, rows: int, seed: int, workers: int | None) -> None:
     """Attack a weakly and a strongly anonymized synthetic release on a local cluster and report."""
     from alc_dask.demo import run_demo
@@ -118,6 +214,8 @@ def demo(out: Path, rows: int, seed: int, workers: int | None) -> None:
         scores = pd.concat([read_scores(out / "results" / level) for level in ("weak", "strong")], ignore_index=True)
     click.echo(as_text(summary_of(scores)))
     click.echo(f"Report: {paths['html'].resolve()}")
+    if (scores["status"] != "ok").any():
+        sys.exit(EXIT_SCENARIOS_FAILED)
 
 
 @main.group()
@@ -129,8 +227,8 @@ def paper() -> None:
 @click.argument("jobs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--sample", type=click.IntRange(min=1), help="Attacks drawn at random per job (default: the jobs' own sample).")
 @click.option("--all", "everything", is_flag=True, help="Every attack of the paper's jobs.json, no sampling.")
-@click.option("--scheduler", help="Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
-@click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: one per core); with --scheduler, workers to wait for.")
+@scheduler_option("Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
+@workers_option("Local worker processes (default: one per core); with --scheduler, workers to wait for.")
 def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, scheduler: str | None, workers: int | None) -> None:
     """Run the paper's job files (jobs/paper/*.yaml), one after the other, on one cluster."""
     from alc_dask.engine import run_job
@@ -145,11 +243,11 @@ def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, sche
             if sample or everything:
                 spec = with_paper_sample(spec, None if everything else sample)
             scores = run_job(spec, client=client)
-            failed += int((scores["status"] != "ok").sum())
+            failed += int((scores["status"] == "failed").sum())
             click.echo(f"{job}: {len(scores)} scenarios; results in {spec.output}")
     if failed:
         click.echo(f"{failed} scenarios failed")
-        sys.exit(1)
+        sys.exit(EXIT_SCENARIOS_FAILED)
 
 
 @paper.command("compare")
@@ -172,13 +270,48 @@ def paper_compare(out: tuple[Path, ...], reference_dir: Path, report_dir: Path) 
 
 @contextmanager
 def _clear_errors() -> Iterator[None]:
-    """Bad input (job file, release, output folder, cluster) becomes one message and exit code 1."""
+    """Expected errors become one line: bad input (job file, release, output folder) exit code 2, a
+    cluster that cannot be reached or was lost 5."""
+    from distributed.comm import CommClosedError
+
     from alc_dask.engine import EngineError
 
     try:
         yield
-    except (ValueError, OSError, EngineError) as error:
-        raise click.ClickException(str(error)) from error
+    except (EngineError, CommClosedError) as error:
+        _show_traceback(error)
+        raise Failure(str(error), EXIT_CLUSTER_UNAVAILABLE) from error
+    except (ValueError, OSError) as error:
+        _show_traceback(error)
+        raise Failure(str(error), EXIT_BAD_INPUT) from error
+
+
+def _traceback_wanted() -> bool:
+    context = click.get_current_context(silent=True)
+    return bool(context and context.find_root().params.get("show_traceback"))
+
+
+def _show_traceback(error: BaseException) -> None:
+    if _traceback_wanted():
+        click.echo("".join(traceback.format_exception(error)).rstrip(), err=True)
+
+
+def _interrupted(interrupt: KeyboardInterrupt, command: str | None) -> str:
+    from alc_dask.engine.progress import Interrupted
+
+    done = f"{interrupt.done} of {interrupt.total} scenarios done" if isinstance(interrupt, Interrupted) else "no scenario done"
+    if command == "audit":
+        return f"interrupted; {done}, the audit is incomplete: run it again"
+    if command in ("run", "paper", "demo"):
+        return f"interrupted; {done}, re-run to resume"
+    return "interrupted"
+
+
+def _audit_exit_code(flagged: pd.DataFrame) -> int:
+    """A release at risk outranks failed scenarios: flagged rows that did not fail are at risk, serious or worse."""
+    if (flagged["status"] == "ok").any():
+        return EXIT_RELEASE_FLAGGED
+    return EXIT_SCENARIOS_FAILED if len(flagged) else EXIT_OK
 
 
 def _output_of(job: Path) -> str:
@@ -191,11 +324,11 @@ def _read_table(path: Path) -> pd.DataFrame:
     readers = {".csv": pd.read_csv, ".parquet": pd.read_parquet}
     reader = readers.get(path.suffix.lower())
     if reader is None:
-        raise click.ClickException(f"{path}: unknown format '{path.suffix}'; expected .csv or .parquet")
+        raise Failure(f"{path}: unknown format '{path.suffix}'; expected .csv or .parquet")
     try:
         return reader(path)
     except Exception as error:  # any parser failure becomes one clear message naming the file
-        raise click.ClickException(f"{path}: cannot be read: {error}") from error
+        raise Failure(f"{path}: cannot be read: {error}") from error
 
 
 def _print_score(result: Score) -> None:

@@ -13,7 +13,7 @@ from alc_dask.synthetic import make_demo_release
 
 
 def frame(rows):
-    return pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk"]).assign(secret="s", known="[]", baseline="ml")
+    return pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk"]).assign(secret="s", known="[]", baseline="ml", error=None)
 
 
 def test_changes_are_classified_against_the_previous_audit():
@@ -59,7 +59,7 @@ def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
 
     result = CliRunner().invoke(main, ["audit", str(job), "--workers", "1"])
     flagged = second.diff.table["risk"].isin(["at risk", "serious"]).any()
-    assert result.exit_code == (1 if flagged else 0)
+    assert result.exit_code == (4 if flagged else 0)  # EXIT_RELEASE_FLAGGED
     assert ("FLAGGED" in result.output) == flagged and "Audit report:" in result.output
 
 

@@ -1,11 +1,14 @@
 """The CLI against a real Dask scheduler and worker processes on loopback: run, summarize,
-a worker killed mid-run, resumption, and bad input."""
+a worker killed mid-run, resumption, Ctrl-C, bad input and bad scheduler addresses."""
 
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -13,8 +16,11 @@ import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
+from distributed import Client
 
-from alc_dask.cli import main
+from alc_dask.cli import EXIT_BAD_INPUT, EXIT_CLUSTER_UNAVAILABLE, EXIT_INTERRUPTED, main
+from alc_dask.engine.cluster import CONNECT_TIMEOUT
+
 from alc_dask.synthetic import make_demo_release
 
 BIN = Path(sys.executable).parent
@@ -137,6 +143,80 @@ def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path):
     assert (pairs.reindex(scores["scenario_id"]).to_numpy() == scores["pairs"].to_numpy()).all()
 
 
+def test_the_only_worker_restarted_by_its_nanny_mid_run_loses_no_scenario(tmp_path):
+    """The release sent to the worker dies with it; the run must send it again, not fail the rest."""
+    cluster = Cluster(tmp_path, workers=1)
+    try:
+        job = write_job(tmp_path, ["income", "region", "education", "occupation"], rows=2500)
+        ids = planned_ids(job)
+        run = subprocess.Popen([str(BIN / "alc-dask"), "run", str(job), "--scheduler", str(cluster.file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            scores_dir = tmp_path / "out" / "scores"
+            Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= 1, "a finished scenario", timeout=120)
+            with Client(scheduler_file=str(cluster.file), timeout="10s", set_as_default=False) as client:
+                (pid,) = client.run(os.getpid).values()
+            assert run.poll() is None, "the run finished before its worker could be killed"
+            os.kill(pid, signal.SIGKILL)  # the worker process, not its nanny: the nanny starts a new one
+            _, err = run.communicate(timeout=300)
+        finally:
+            run.kill()
+    finally:
+        cluster.stop()
+    assert run.returncode == 0, err
+    scores = pd.read_parquet(scores_dir)
+    assert sorted(scores["scenario_id"]) == sorted(ids) and (scores["status"] == "ok").all()
+    assert scores["worker"].nunique() == 2  # scenarios ran on the worker before and after its restart
+
+
+def stderr_lines(text: str) -> list[str]:
+    """The lines of a captured stderr without the progress bar's redraws."""
+    return [line for line in re.split(r"[\r\n]+", text) if line.strip() and not re.search(r"\| *\d+/\d+ \[", line)]
+
+
+def test_ctrl_c_stops_a_local_run_cleanly_and_it_resumes(tmp_path):
+    job = write_job(tmp_path, ["income", "region", "education", "occupation"], rows=2500)
+    scores_dir = tmp_path / "out" / "scores"
+    # A terminal's Ctrl-C reaches the whole foreground process group: the runner and its local workers.
+    run = subprocess.Popen([str(BIN / "alc-dask"), "run", str(job), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= 1, "a finished scenario", timeout=120)
+        assert run.poll() is None, "the run finished before it could be interrupted"
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=120)
+    finally:
+        run.kill()
+    assert run.returncode == EXIT_INTERRUPTED, err
+    assert "Traceback" not in err and "Error" not in err and "Aborted" not in err, err
+    (line,) = stderr_lines(err)
+    done = len(list(scores_dir.glob("*.parquet")))
+    assert line == f"interrupted; {done} of 12 scenarios done, re-run to resume"
+    Cluster._wait(lambda: not _group_alive(run.pid), "the end of the local workers", timeout=30)
+
+    again = alc_dask("run", job, "--workers", "2")
+    assert again.returncode == 0 and "12 scenarios, 0 failed" in again.stdout, again.stderr
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_no_dashboard_port_warning_when_8787_is_taken(tmp_path):
+    job = write_job(tmp_path, ["income"], rows=300)
+    with socket.socket() as blocker:
+        try:
+            blocker.bind(("127.0.0.1", 8787))
+            blocker.listen()
+        except OSError:
+            pass  # another process holds the port: the same situation
+        result = alc_dask("run", job, "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    assert "already in use" not in result.stderr and "8787" not in result.stderr
+
+
 def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
@@ -144,8 +224,63 @@ def invoke(*args):
 def test_unreachable_scheduler(tmp_path):
     job = write_job(tmp_path, ["income"], rows=300)
     result = invoke("run", job, "--scheduler", "tcp://127.0.0.1:9")
-    assert result.exit_code == 1 and "cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'" in result.output
+    assert result.exit_code == EXIT_CLUSTER_UNAVAILABLE and "cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'" in result.output
     assert not list((tmp_path / "out" / "scores").glob("*.parquet"))
+
+
+@pytest.mark.parametrize("address", ["tcp://nohost:notaport", "nonsense", "tcp://127.0.0.1:99999", "ftp://127.0.0.1:21", "tcp://127.0.0.1", "scheduler.json"])
+def test_a_malformed_scheduler_address_is_refused_at_once(tmp_path, address):
+    job = write_job(tmp_path, ["income"], rows=300)
+    for command in (["run", job], ["audit", job], ["paper", "run", job]):
+        result = invoke(*command, "--scheduler", address)
+        assert result.exit_code == EXIT_BAD_INPUT, result.output
+        assert f"scheduler {address!r}: not a scheduler address nor an existing scheduler file" in result.output
+        assert "expected PROTOCOL://HOST:PORT" in result.output
+
+
+def test_a_scheduler_file_without_an_address(tmp_path):
+    job = write_job(tmp_path, ["income"], rows=300)
+    file = tmp_path / "scheduler.json"
+    file.write_text("{not json")
+    result = invoke("run", job, "--scheduler", file)
+    assert result.exit_code == EXIT_BAD_INPUT and f"scheduler file {file}: " in result.output
+
+
+class NotAScheduler:
+    """A TCP server on loopback that answers every connection like a web server."""
+
+    def __init__(self):
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.address = f"tcp://127.0.0.1:{self.server.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return
+            with connection:
+                connection.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 4)
+                time.sleep(0.5)
+
+
+@pytest.mark.parametrize("kind", ["malformed", "refused", "not a scheduler"])
+def test_bad_schedulers_fail_in_one_line_without_traceback(tmp_path, kind):
+    job = write_job(tmp_path, ["income"], rows=300)
+    server = NotAScheduler() if kind == "not a scheduler" else None
+    address = {"malformed": "tcp://nohost:notaport", "refused": "tcp://127.0.0.1:9"}.get(kind) or server.address
+    started = time.monotonic()
+    result = alc_dask("run", job, "--scheduler", address, timeout=120)
+    elapsed = time.monotonic() - started
+    if server:
+        server.server.close()
+    assert result.returncode == (EXIT_BAD_INPUT if kind == "malformed" else EXIT_CLUSTER_UNAVAILABLE)
+    assert "Traceback" not in result.stderr
+    (line,) = stderr_lines(result.stderr)
+    assert line.startswith("Error: ") and repr(address) in line
+    limit = float(CONNECT_TIMEOUT.rstrip("s")) + 10  # the connect timeout, plus starting Python and reading the job
+    assert elapsed < (10 if kind == "malformed" else limit), elapsed
 
 
 @pytest.mark.parametrize(
@@ -161,7 +296,7 @@ def test_bad_job_files(tmp_path, content, message):
     job.write_text(content)
     for command in ("run", "plan"):
         result = invoke(command, job)
-        assert result.exit_code == 1 and str(job) in result.output and message in result.output
+        assert result.exit_code == EXIT_BAD_INPUT and str(job) in result.output and message in result.output
 
 
 def test_unwritable_output_directory(tmp_path):
@@ -169,12 +304,12 @@ def test_unwritable_output_directory(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
     result = invoke("run", job, "--out", blocker / "out")
-    assert result.exit_code == 1 and f"output directory {blocker / 'out'} is not writable" in result.output
+    assert result.exit_code == EXIT_BAD_INPUT and f"output directory {blocker / 'out'} is not writable" in result.output
 
 
 def test_summarize_an_empty_directory(tmp_path):
     result = invoke("summarize", tmp_path)
-    assert result.exit_code == 1 and "no scores found" in result.output
+    assert result.exit_code == EXIT_BAD_INPUT and "no scores found" in result.output
 
 
 def test_job_file_json_equivalent(tmp_path):
@@ -192,3 +327,25 @@ def test_demo_reports_the_weak_release_leaking_more_than_the_strong(tmp_path):
     assert (weak["status"] == "ok").all() and (strong["status"] == "ok").all()
     assert weak["alc"].median() > strong["alc"].median() + 0.2
     assert alc_dask("plan", tmp_path / "demo" / "jobs" / "demo-weak.yaml").returncode == 0  # the written job reruns
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "job.yaml", "--workers", "0"],
+        ["audit", "job.yaml", "--workers", "-1"],
+        ["paper", "run", "job.yaml", "--workers", "0"],
+        ["paper", "run", "job.yaml", "--sample", "0"],
+        ["demo", "--workers", "0"],
+        ["demo", "--rows", "0"],
+        ["demo", "--rows", "nan"],
+        ["demo", "--rows", "10"],
+        ["demo", "--seed", "-1"],
+    ],
+)
+def test_numeric_options_are_checked(tmp_path, monkeypatch, command):
+    (tmp_path / "job.yaml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*command)
+    assert result.exit_code == EXIT_BAD_INPUT and f"Invalid value for '{command[-2]}'" in result.output, result.output
+    assert not (tmp_path / "alc-out").exists()  # refused before any work

@@ -78,3 +78,18 @@ def test_unknown_format_and_unreadable_file(tmp_path):
     broken.write_bytes(b"not parquet")
     result = run("score", str(broken))
     assert result.exit_code != 0 and "cannot be read" in result.output
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "0", "-0.1", "1.5", "wide"])
+def test_max_interval_must_be_a_number_above_0_and_at_most_1(tmp_path, value):
+    path = tmp_path / "predictions.csv"
+    example_predictions(targets=200).to_csv(path, index=False)
+    result = run("score", str(path), "--max-interval", value)
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--max-interval'" in result.output and value.lstrip("-").lower() in result.output.lower()
+
+
+def test_max_interval_of_1_admits_every_cut(tmp_path):
+    path = tmp_path / "predictions.csv"
+    example_predictions(targets=200).to_csv(path, index=False)
+    assert run("score", str(path), "--max-interval", "1").exit_code == 0

@@ -120,7 +120,7 @@ def test_bad_parameters_name_the_field(split_release):
         SinglingOut(n_cols=40).check(release)
     with pytest.raises(ScenarioError, match="release.control"):
         SinglingOut().check(Release.load(members, [members]))
-    with pytest.raises(ScenarioError, match="column 'nope'"):
+    with pytest.raises(ScenarioError, match="columns: 'nope' is not a column"):
         SinglingOut(columns=["nope"]).check(release)
     with pytest.raises(ValueError, match="n_colls"):
         SinglingOut(n_colls=3)

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from alc_dask.data import Release
+from alc_dask.measure._checks import check_count
 from alc_dask.search import SPLIT_EVERY, best_matches
 
 ABSTAINED = -1
@@ -38,6 +39,8 @@ class BestRowMatch:
     """
 
     def __init__(self, batch_size: int = 1000, split_every: int = SPLIT_EVERY):
+        check_count("batch_size", batch_size)
+        check_count("split_every", split_every, minimum=2)  # fewer never reduces the partitions
         self.batch_size = batch_size
         self.split_every = split_every
 

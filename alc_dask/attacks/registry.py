@@ -4,12 +4,16 @@ An attack is any object with ``predict(release, secret, known, target_rows, sour
 returning ``Predictions`` (codes, confidence, abstained), one per target row. Three ways in:
 built-in ones; a package's entry point in the ``alc_dask.attacks`` group (found in every process,
 so by every worker of a cluster that has the package installed); and ``register_attack`` in your
-own process, whose attacks the engine sends along with a job's tasks to every worker.
+own process, whose attacks the engine sends along with a job's tasks to every worker. Building one is cheap
+(scikit-learn style: the constructor only stores and checks its parameters), so job files are
+checked by building their attacks at load.
 """
 
+import inspect
 from collections.abc import Callable
 
 from alc_dask.attacks.best_row_match import BestRowMatch
+from alc_dask.measure import SettingError
 from alc_dask.plugins import installed, load_object
 
 ATTACK_GROUP = "alc_dask.attacks"
@@ -40,10 +44,31 @@ def attack_names() -> list[str]:
 
 
 def build_attack(name: str, **params):
-    """The attack ``name`` built with ``params``; a ``ValueError`` naming the known attacks otherwise."""
+    """The attack ``name`` built with ``params``; a ``SettingError`` names the name or the parameter at fault."""
     factory = _BUILT_IN.get(name) or _REGISTERED.get(name)
     if factory is None and name in installed(ATTACK_GROUP):
         factory = load_object(installed(ATTACK_GROUP)[name])
     if factory is None:
-        raise ValueError(f"unknown attack {name!r}; known attacks: {attack_names()}")
-    return factory(**params)
+        known = ", ".join(attack_names())
+        raise SettingError("name", name, f"a known attack: {known}", f"unknown attack {name!r}; known attacks: {known}")
+    _check_accepted(name, factory, params)
+    try:
+        return factory(**params)
+    except SettingError as error:
+        raise SettingError(f"params.{error.field}", error.value, error.expected) from None
+    except (TypeError, ValueError) as error:
+        raise SettingError("params", params, f"parameters attack {name!r} accepts ({error})") from None
+
+
+def _check_accepted(name: str, factory: Callable[..., object], params: dict) -> None:
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # no signature to read (e.g. a builtin): the factory checks itself
+        return
+    parameters = signature.parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return
+    accepted = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for key, value in params.items():
+        if key not in accepted:
+            raise SettingError(f"params.{key}", value, f"a parameter of attack {name!r}, one of: {', '.join(accepted) or '(none)'}")

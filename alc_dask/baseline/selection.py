@@ -17,8 +17,9 @@ from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
 from alc_dask.baseline.features import FeatureLayout
-from alc_dask.baseline.zoo import DEFAULT_CANDIDATES, build_model
-from alc_dask.measure import MeasureSettings
+from alc_dask.baseline.zoo import DEFAULT_CANDIDATES, MODELS, build_model
+from alc_dask.measure import MeasureSettings, SettingError
+from alc_dask.measure._checks import check_count
 
 SMALL_TABLE_ROWS = 6000
 """Below this many rows half the table is the test split; above, ``selection_test_rows`` rows."""
@@ -34,6 +35,18 @@ class BaselineSettings:
     selection_test_rows: int = 3000
     training_rows: int | None = 10000
     """At most this many rows (sampled) train each block's model; None: all rows outside the block."""
+
+    def __post_init__(self):
+        """Refuse settings that would drop a candidate or fit nothing; a ``SettingError`` names the field."""
+        if isinstance(self.candidates, str) or not self.candidates:
+            raise SettingError("candidates", self.candidates, f"a list of at least one model name among {', '.join(MODELS)}")
+        for i, name in enumerate(self.candidates):
+            if name not in MODELS:
+                raise SettingError(f"candidates[{i}]", name, f"one of {', '.join(MODELS)}")
+        for name in ("trees", "selection_trees", "selection_train_rows", "selection_test_rows"):
+            check_count(name, getattr(self, name))
+        if self.training_rows is not None:
+            check_count("training_rows", self.training_rows)
 
 
 @dataclass(frozen=True)

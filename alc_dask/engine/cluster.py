@@ -5,16 +5,28 @@ and Numba, so processes (not threads) give the parallelism, and one thread each 
 scikit-learn from oversubscribing the cores.
 """
 
+import asyncio
+import json
 import logging
 import os
+import re
+import signal
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from distributed import Client, LocalCluster
+from dask.utils import parse_timedelta
+from distributed import Client, LocalCluster, WorkerPlugin
+from distributed.comm import connect as open_comm
+from distributed.security import Security
 
 CONNECT_TIMEOUT = "10s"
 WORKERS_TIMEOUT = 120
+PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx")
+ADDRESS = re.compile(r"(?:(?P<protocol>[a-z]+)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>\d{1,5})")
+EXPECTED_ADDRESS = f"expected PROTOCOL://HOST:PORT with PROTOCOL one of {', '.join(PROTOCOLS)} (e.g. tcp://10.0.0.5:8786), or the path of a scheduler file"
 
 
 class EngineError(RuntimeError):
@@ -25,6 +37,20 @@ def local_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def scheduler_address(scheduler: str) -> str:
+    """The address of ``scheduler``, an address or a scheduler file; ValueError when it is neither.
+
+    Checked before connecting: distributed turns a malformed address into a traceback after a
+    long wait.
+    """
+    path = Path(scheduler)
+    if path.is_file():
+        return _address_in_file(path)
+    if not _is_address(scheduler):
+        raise ValueError(f"scheduler {scheduler!r}: not a scheduler address nor an existing scheduler file; {EXPECTED_ADDRESS}")
+    return scheduler
+
+
 @contextmanager
 def connect(scheduler: str | None = None, workers: int | None = None) -> Iterator[Client]:
     """A client of ``scheduler`` (an address or a scheduler file), else of a new ``LocalCluster``.
@@ -33,18 +59,13 @@ def connect(scheduler: str | None = None, workers: int | None = None) -> Iterato
     how many worker processes to start (default: one per core).
     """
     if scheduler is None:
-        with LocalCluster(
-            n_workers=workers or local_workers(),
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        ) as cluster, Client(cluster, set_as_default=False) as client:
+        with _local_client(workers or local_workers()) as client:
             yield client
         return
-    target = {"scheduler_file": scheduler} if Path(scheduler).is_file() else {"address": scheduler}
+    address = scheduler_address(scheduler)
+    _check_scheduler_answers(address, scheduler)
     try:
-        client = Client(**target, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
         raise EngineError(f"cannot reach the Dask scheduler at {scheduler!r}: {error}") from None
     with client:
@@ -53,3 +74,74 @@ def connect(scheduler: str | None = None, workers: int | None = None) -> Iterato
         except TimeoutError:
             raise EngineError(f"the scheduler at {scheduler!r} has fewer than {workers or 1} workers after {WORKERS_TIMEOUT}s") from None
         yield client
+
+
+class IgnoreInterrupts(WorkerPlugin):
+    """Local workers share the terminal's process group: Ctrl-C reaches them too, and each would print
+    a traceback. They ignore it; the runner stops them when it is interrupted."""
+
+    name = "alc-dask-ignore-interrupts"
+
+    def setup(self, worker) -> None:
+        if threading.current_thread() is threading.main_thread():  # only there can signals be handled
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def _local_client(workers: int) -> Iterator[Client]:
+    with LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        # The scheduler serves HTTP (health, metrics) even without a dashboard, by default on 8787:
+        # a random local port never collides with another cluster's dashboard.
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        silence_logs=logging.ERROR,
+    ) as cluster, Client(cluster, set_as_default=False) as client:
+        client.register_plugin(IgnoreInterrupts())
+        yield client
+
+
+def _is_address(text: str) -> bool:
+    match = ADDRESS.fullmatch(text)
+    return bool(match) and (match["protocol"] or "tcp") in PROTOCOLS and 0 < int(match["port"]) < 65536
+
+
+def _address_in_file(path: Path) -> str:
+    try:
+        address = json.loads(path.read_text()).get("address")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError) as error:
+        raise ValueError(f"scheduler file {path}: cannot be read as a Dask scheduler file (JSON with an 'address'): {error}") from None
+    if not isinstance(address, str) or not _is_address(address):
+        raise ValueError(f"scheduler file {path}: 'address' is {address!r}; {EXPECTED_ADDRESS}")
+    return address
+
+
+def _check_scheduler_answers(address: str, shown: str) -> None:
+    """EngineError, at once and in one line, unless a Dask scheduler answers at ``address``.
+
+    A ``Client`` that fails to start can print a traceback on exit after waiting 20 s more, and
+    a service that is not Dask (a web server, say) makes it try to allocate exabytes.
+    """
+    with ThreadPoolExecutor(1) as thread:  # its own event loop, also when the caller runs one (Jupyter)
+        try:
+            identity = thread.submit(asyncio.run, _identity(address)).result()
+        except OSError as error:  # refused, timed out, unknown host, closed
+            raise EngineError(f"cannot reach the Dask scheduler at {shown!r}: {error}") from None
+        except MemoryError:  # another service's reply read as the length of a Dask message
+            identity = None
+        except Exception as error:  # noqa: BLE001 - e.g. tls:// without TLS configured
+            raise EngineError(f"cannot connect to the Dask scheduler at {shown!r}: {type(error).__name__}: {error}") from None
+    if not isinstance(identity, dict) or identity.get("type") != "Scheduler":
+        raise EngineError(f"cannot use {shown!r}: something answered, but not a Dask scheduler (another service, or a TLS scheduler addressed without tls://?)")
+
+
+async def _identity(address: str):
+    timeout = parse_timedelta(CONNECT_TIMEOUT)
+    comm = await open_comm(address, timeout=timeout, **Security().get_connection_args("client"))
+    try:
+        await asyncio.wait_for(comm.write({"op": "identity", "reply": True}), timeout)
+        return await asyncio.wait_for(comm.read(), timeout)
+    finally:
+        comm.abort()

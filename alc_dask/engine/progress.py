@@ -5,14 +5,33 @@ import sys
 from tqdm.auto import tqdm
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a job, with how far it got: the finished scenarios are saved, a re-run resumes."""
+
+    def __init__(self, done: int, total: int):
+        super().__init__(f"{done} of {total} scenarios done")
+        self.done = done
+        self.total = total
+
+
 class Progress:
+    """Shown from ``start()``, once the work is submitted, so that a job that cannot start prints no bar."""
+
     def __init__(self, total: int, job: str, enabled: bool = True, verbose: bool = False):
+        self.total = total
+        self.job = job
+        self.enabled = enabled
         self.verbose = verbose
+        self.done = 0
         self.failed = 0
-        self.bar = tqdm(total=total, desc=job, unit="scenario", file=sys.stderr, disable=not enabled, dynamic_ncols=True)
+        self.bar = None
+
+    def start(self) -> None:
+        self.bar = tqdm(total=self.total, desc=self.job, unit="scenario", file=sys.stderr, disable=not self.enabled, dynamic_ncols=True)
         self.bar.set_postfix(failed=0)
 
     def finished(self, ok: bool, line: str) -> None:
+        self.done += 1
         if not ok:
             self.failed += 1
             self.bar.set_postfix(failed=self.failed)
@@ -20,5 +39,9 @@ class Progress:
             self.bar.write(line, file=sys.stderr)
         self.bar.update(1)
 
+    def interrupted(self) -> Interrupted:
+        return Interrupted(self.done, self.total)
+
     def close(self) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()

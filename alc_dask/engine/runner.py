@@ -5,6 +5,7 @@ they finish, and skip what an earlier run already finished.
 import hashlib
 import json
 import os
+from concurrent.futures import CancelledError
 from pathlib import Path
 
 import fsspec
@@ -13,9 +14,9 @@ from distributed import as_completed
 
 from alc_dask.attacks.registry import registered_attacks
 from alc_dask.data import Release
-from alc_dask.engine.cluster import connect
+from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, connect
 from alc_dask.engine.progress import Progress
-from alc_dask.engine.task import JobContext, failed_outcome, run_scenario
+from alc_dask.engine.task import JobContext, failed_outcome, run_scenario, skipped_outcome
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
 from alc_dask.results import ResultStore
 
@@ -35,15 +36,18 @@ def run_job(
     ``scheduler``: the address (or scheduler file) of a running Dask cluster; without it a local
     cluster of ``workers`` single-threaded processes (default: one per core). ``out`` overrides the
     spec's output directory; ``client`` runs on an existing Dask client instead. The scores frame
-    has a ``status`` column: ``ok`` or ``failed``.
+    has a ``status`` column: ``ok``, ``failed`` or ``skipped`` (cannot be attacked; reason in ``error``).
     """
     spec, source = _as_spec(spec_or_path)
     check_files(spec, source)
     store = ResultStore.create(out or spec.output, manifest(spec))
     release = prepare_release(spec)
-    scenarios = expand(spec, release)
+    scenarios = expand(spec, release, source)
     done = store.completed()
-    todo = [s for s in scenarios if s.id not in done]
+    for scenario in scenarios:
+        if scenario.skipped and scenario.id not in done:
+            store.write(skipped_outcome(scenario, job_context(spec)).scores, None)
+    todo = [s for s in scenarios if s.id not in done and not s.skipped]
     if todo:
         bar = Progress(len(todo), spec.name, progress, verbose)
         if client is not None:
@@ -59,29 +63,83 @@ def run_job(
 def fan_out(client, release: Release, scenarios: list[Scenario], context: JobContext, store: ResultStore, progress: Progress) -> None:
     """One task per scenario on ``client``'s cluster; each result is written as soon as it arrives.
 
-    The release is sent once to every worker; tasks receive it as a future, so nothing is re-read
-    per scenario. A task lost with its worker is rerun elsewhere by the scheduler; the client writes
-    each scenario once, when its future completes.
+    The release is sent once to every worker (again if the cluster loses every copy: see
+    ``ScenarioTasks``); tasks receive it as a future, so nothing is re-read per scenario. A task
+    lost with its worker is rerun elsewhere by the scheduler; the client writes
+    each scenario once, when its future completes. Ctrl-C raises ``Interrupted``, saying how many
+    scenarios were written.
     """
-    shared = client.scatter(release, broadcast=True, hash=False)
-    token = os.urandom(4).hex()
-    futures = {}
-    for scenario in scenarios:
-        future = client.submit(run_scenario, shared, scenario, context, key=f"scenario-{scenario.id}-{token}")
-        futures[future.key] = (future, scenario)
+    tasks = ScenarioTasks(client, release, context)
+    running = as_completed([tasks.submit(scenario) for scenario in scenarios], loop=client.loop)
+    progress.start()
     try:
-        for future in as_completed([f for f, _ in futures.values()], loop=client.loop):
-            scenario = futures[future.key][1]
+        for future in running:
+            scenario = tasks.scenario_of(future)
             try:
                 outcome = future.result()
+            except CancelledError:
+                if (again := tasks.resubmit(future)) is not None:
+                    running.add(again)
+                    continue
+                outcome = failed_outcome(scenario, context, f"cancelled {ScenarioTasks.RESUBMITS + 1} times: the cluster kept losing its copies of the release")
             except Exception as error:  # noqa: BLE001 - e.g. KilledWorker: the task took down workers repeatedly
                 outcome = failed_outcome(scenario, context, f"{type(error).__name__}: {error}")
             store.write(outcome.scores, outcome.predictions)
             future.release()
             progress.finished(outcome.ok, outcome.line())
+    except KeyboardInterrupt:
+        raise progress.interrupted() from None
     finally:
         progress.close()
-        client.cancel([f for f, _ in futures.values()])
+        tasks.cancel()
+
+
+class ScenarioTasks:
+    """The scenario tasks of one fan-out and the release they share.
+
+    Scattered data cannot be recomputed: when every worker holding the release is gone (the only
+    worker died and its nanny restarted it, say), the scheduler cancels the scenarios that need it.
+    They are resubmitted, the release scattered again from the runner's memory (never re-read).
+    """
+
+    RESUBMITS = 3
+
+    def __init__(self, client, release: Release, context: JobContext):
+        self.client = client
+        self.release = release
+        self.context = context
+        self.token = os.urandom(4).hex()
+        self.shared = self._scatter()
+        self.submitted: dict[str, tuple[Scenario, int]] = {}
+        self.futures = []
+
+    def submit(self, scenario: Scenario, attempt: int = 0):
+        key = f"scenario-{scenario.id}-{self.token}" + (f"-{attempt}" if attempt else "")
+        future = self.client.submit(run_scenario, self.shared, scenario, self.context, key=key)
+        self.submitted[key] = (scenario, attempt)
+        self.futures.append(future)
+        return future
+
+    def scenario_of(self, future) -> Scenario:
+        return self.submitted[future.key][0]
+
+    def resubmit(self, cancelled):
+        """A new task for a cancelled scenario, with the release sent again if it was lost; None after RESUBMITS."""
+        scenario, attempt = self.submitted[cancelled.key]
+        if attempt >= self.RESUBMITS:
+            return None
+        if self.shared.status != "finished":
+            self.shared = self._scatter()
+        return self.submit(scenario, attempt + 1)
+
+    def cancel(self) -> None:
+        self.client.cancel(self.futures)
+
+    def _scatter(self):
+        try:
+            return self.client.scatter(self.release, broadcast=True, hash=False, timeout=WORKERS_TIMEOUT)
+        except TimeoutError:
+            raise EngineError(f"the cluster had no worker to send the release to for {WORKERS_TIMEOUT}s") from None
 
 
 def prepare_release(spec: JobSpec) -> Release:

@@ -65,3 +65,8 @@ def run_scenario(release: Release, scenario: Scenario, context: JobContext) -> S
 def failed_outcome(scenario: Scenario, context: JobContext, error: str, elapsed: float = float("nan"), traceback: str | None = None) -> ScenarioOutcome:
     """A failed scenario's row: its one-line ``error`` and, when known, the formatted ``traceback`` to debug it from the results."""
     return ScenarioOutcome(unfinished_row(identity_row(context.job, context.release, scenario), "failed", error, elapsed, traceback), None)
+
+
+def skipped_outcome(scenario: Scenario, context: JobContext) -> ScenarioOutcome:
+    """The row of a scenario that cannot be attacked by construction: never run, never retried."""
+    return ScenarioOutcome(unfinished_row(identity_row(context.job, context.release, scenario), "skipped", scenario.skipped, 0.0), None)

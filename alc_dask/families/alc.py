@@ -14,14 +14,15 @@ from typing import Annotated, Any, Literal
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from alc_dask.attacks.registry import build_attack
 from alc_dask.baseline import BaselineSettings
 from alc_dask.baseline.sources import BaselineMode
 from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
-from alc_dask.families.alc_settings import BaselineSpec, HaltingSpec, MeasureSpec, to_settings
+from alc_dask.families.alc_settings import BaselineSpec, HaltingSpec, MeasureSpec, field_error, to_settings
 from alc_dask.loop import AttackResult, ScenarioRun, run_attack
-from alc_dask.measure import HaltingRules, MeasureSettings, PrcResult, risk_label
+from alc_dask.measure import HaltingRules, MeasureSettings, PrcResult, SettingError, risk_label
 from alc_dask.targets import TargetSelector
 
 Baseline = Literal[tuple(mode.value for mode in BaselineMode)]
@@ -30,12 +31,20 @@ DEFAULT_SWAP_FRACTION = inspect.signature(ScenarioRun).parameters["swap_fraction
 
 
 class AttackSpec(BaseModel):
-    """A registered attack by name, with the parameters its constructor takes."""
+    """A registered attack and its constructor's parameters, checked by building it (cheap)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     params: dict[str, Any] = {}
+
+    @model_validator(mode="after")
+    def _buildable(self):
+        try:
+            build_attack(self.name, **self.params)
+        except SettingError as error:
+            raise field_error(error) from None
+        return self
 
 
 class AlcParams(FamilyParams):
@@ -115,8 +124,6 @@ class AlcFamily(EvaluationFamily):
         }
 
     def check(self, release) -> None:
-        from alc_dask.attacks.registry import build_attack
-
         release.usable_tables(self.params.secret, self.params.known)
         build_attack(self.params.attack.name, **self.params.attack.params)
 

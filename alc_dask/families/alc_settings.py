@@ -1,24 +1,52 @@
 """Strict pydantic mirrors of the frozen settings dataclasses, so a job file's typo is an error.
 
 The dataclasses (``HaltingRules``, ``MeasureSettings``, ``BaselineSettings``) stay the single
-source of every default; the job schema only adds validation with unknown keys forbidden.
+source of every default and every allowed range: a mirror builds its dataclass once validated, and
+a ``SettingError`` the dataclass raises becomes an error at that field of the job file.
 """
 
 import dataclasses
+from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, ConfigDict, create_model, model_validator
+from pydantic_core import PydanticCustomError
 
 from alc_dask.baseline import BaselineSettings
-from alc_dask.measure import HaltingRules, MeasureSettings
+from alc_dask.measure import HaltingRules, MeasureSettings, SettingError
 
 # Set per scenario from its target selection, never by a job file.
 _DERIVED = {MeasureSettings: {"recall_scale"}}
+
+INVALID_FIELD = "invalid_field"
+"""The pydantic error type of a ``SettingError``; its context holds the field, value and expectation."""
+
+
+def field_error(error: SettingError) -> PydanticCustomError:
+    """A pydantic error at the model being validated, naming the field below it that is wrong."""
+    return PydanticCustomError(
+        INVALID_FIELD, "{field} must be {expected}", {"field": error.field, "expected": error.expected, "value": error.value}
+    )
+
+
+class _SettingsSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    settings_class: ClassVar[type]
+
+    @model_validator(mode="after")
+    def _allowed(self):
+        """The dataclass's own checks: ranges, model names, bounds in order."""
+        try:
+            to_settings(self, self.settings_class)
+        except SettingError as error:
+            raise field_error(error) from None
+        return self
 
 
 def _strict_model(settings: type) -> type[BaseModel]:
     skip = _DERIVED.get(settings, set())
     fields = {f.name: (f.type, f.default) for f in dataclasses.fields(settings) if f.name not in skip}
-    model = create_model(f"{settings.__name__}Spec", __config__=ConfigDict(extra="forbid", frozen=True), **fields)
+    model = create_model(f"{settings.__name__}Spec", __base__=_SettingsSpec, **fields)
+    model.settings_class = settings
     model.__doc__ = settings.__doc__
     return model
 

@@ -1,6 +1,8 @@
 """Reading a job file: parse YAML or JSON, validate, resolve paths against the job file's folder.
 
 Every error is a ``JobSpecError`` naming the file, the field, the value found and what was expected.
+A job file is plain data: duplicate keys are refused (the last one would silently win), and so is
+YAML whose aliases expand it past a bound (see ``plain_yaml``).
 """
 
 import json
@@ -10,18 +12,19 @@ import yaml
 from pydantic import ValidationError
 
 from alc_dask.families import get_family
+from alc_dask.families.alc_settings import INVALID_FIELD
+from alc_dask.jobs.errors import JobSpecError
+from alc_dask.jobs.plain_yaml import PlainDataLoader
 from alc_dask.jobs.spec import FamilyScenario, JobSpec, PaperProtocol
 
 _TAGS = {"explicit", "each_column", "sampled_known", "paper", "family"}
 
 
-class JobSpecError(ValueError):
-    """A job file cannot be used as written."""
-
-
 def load_job(path: str | Path) -> JobSpec:
     """The validated spec in ``path`` (.yaml, .yml or .json), its paths made absolute."""
     path = Path(path)
+    if path.is_dir():
+        raise JobSpecError(f"{path}: is a directory, not a job file")
     if not path.is_file():
         raise JobSpecError(f"{path}: job file not found")
     data = _parse(path)
@@ -81,15 +84,37 @@ def check_files(spec: JobSpec, source: str = "job") -> None:
 
 
 def _parse(path: Path):
-    text = path.read_text()
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".yaml", ".yml"):
+        raise JobSpecError(f"{path}: unknown job file format {path.suffix!r}; expected .yaml, .yml or .json")
+    text = read_text(path)
     try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        if path.suffix.lower() in (".yaml", ".yml"):
-            return yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as error:
-        raise JobSpecError(f"{path}: malformed {path.suffix[1:].upper()}: {error}") from None
-    raise JobSpecError(f"{path}: unknown job file format {path.suffix!r}; expected .yaml, .yml or .json")
+        if suffix == ".json":
+            return json.loads(text, object_pairs_hook=_unique_keys)
+        return yaml.load(text, Loader=PlainDataLoader)  # noqa: S506 - a SafeLoader, bounded
+    except (json.JSONDecodeError, yaml.YAMLError, _DuplicateKeyError) as error:
+        raise JobSpecError(f"{path}: malformed {suffix[1:].upper()}: {error}") from None
+
+
+def read_text(path: Path) -> str:
+    """The file's text, UTF-8 with or without a byte order mark; otherwise an error naming the file."""
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise JobSpecError(f"{path}: not UTF-8 text (byte {error.object[error.start]:#04x} at offset {error.start}); save it as UTF-8") from None
+
+
+class _DuplicateKeyError(ValueError):
+    """A JSON object names a key twice."""
+
+
+def _unique_keys(pairs: list[tuple]) -> dict:
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _DuplicateKeyError(f"duplicate key {key!r}")
+        seen.add(key)
+    return dict(pairs)
 
 
 def _describe(error: dict) -> str:
@@ -100,6 +125,10 @@ def _describe(error: dict) -> str:
         elif not (isinstance(previous, int) and part in _TAGS):  # the generator tag adds nothing
             where += f".{part}" if where else str(part)
         previous = part
+    if error["type"] == INVALID_FIELD:  # a settings check: the field below the model, and its value
+        context = error["ctx"]
+        where = f"{where}.{context['field']}" if where else context["field"]
+        return f"  {where}: must be {context['expected']}; got {context['value']!r}"
     got = "" if error["type"] == "missing" else f"; got {error['input']!r}"
     return f"  {where or '(top level)'}: {error['msg']}{got}"
 

@@ -8,6 +8,7 @@ only, never from where or when it runs.
 """
 
 import hashlib
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -17,9 +18,10 @@ import numpy as np
 from alc_dask.data import ColumnKind, Release, ScenarioError
 from alc_dask.families import DEFAULT_FAMILY, EvaluationFamily, get_family
 from alc_dask.families.alc import AlcFamily
-from alc_dask.jobs.load import JobSpecError
-from alc_dask.jobs.paper import paper_entries, paper_secrets
+from alc_dask.jobs.errors import JobSpecError
+from alc_dask.jobs.paper import missing_entries, paper_secrets, read_paper_jobs, select_paper_entries
 from alc_dask.jobs.spec import EachColumn, ExplicitScenario, FamilyScenario, JobSpec, PaperProtocol, SampledKnown
+from alc_dask.targets import select_rows
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,8 @@ class Scenario:
     seed: int
     origin: str
     """Which spec entry produced it, e.g. ``each_column``, ``paper job 12`` or ``scenarios[3]``."""
+    skipped: str | None = None
+    """Why the scenario cannot be attacked by construction (it is recorded as ``skipped``), or None."""
 
     @property
     def params(self):
@@ -62,35 +66,60 @@ def scenario_seed(job_seed: int, identifier: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{job_seed}/{identifier}".encode()).digest()[:4], "big") & 0x7FFFFFFF
 
 
-def expand(spec: JobSpec, release: Release) -> list[Scenario]:
-    """Every scenario of the job, in spec order, duplicates dropped (the first one kept)."""
+def expand(spec: JobSpec, release: Release, source: str = "job") -> list[Scenario]:
+    """Every scenario of the job, in spec order, duplicates dropped (the first one kept).
+
+    Refuses, naming ``source`` and the field, what no scenario could run with: unknown columns, an
+    entry that expands to nothing, a target selection or baseline the release cannot serve, an
+    evaluation its family finds impossible on this release. A scenario that cannot be attacked by
+    construction (a constant secret) is kept, ``skipped``.
+    """
+    try:
+        _check_targets(spec, release)
+        return _expand(spec, release)
+    except JobSpecError as error:
+        raise JobSpecError(f"{source}: {error}") from None
+
+
+def _expand(spec: JobSpec, release: Release) -> list[Scenario]:
     scenarios, seen = [], set()
-    for family, origin in _evaluations(spec, release):
+    for family, origin, skipped in _evaluations(spec, release):
         identifier = scenario_id(family)
         if identifier in seen:
             continue
         seen.add(identifier)
-        scenarios.append(Scenario(id=identifier, index=len(scenarios), family=family, seed=scenario_seed(spec.seed, identifier), origin=origin))
+        seed = scenario_seed(spec.seed, identifier)
+        scenarios.append(Scenario(id=identifier, index=len(scenarios), family=family, seed=seed, origin=origin, skipped=skipped))
     return scenarios
 
 
 def _evaluations(spec: JobSpec, release: Release):
-    """(family, origin) of every evaluation the spec's entries describe."""
-    settings = alc_settings(spec)
-    for index, entry in enumerate(spec.scenarios):
+    """(family, origin, why skipped or None) of every evaluation the spec's entries describe."""
+    settings, skips = alc_settings(spec), {}
+    for i, entry in enumerate(spec.scenarios):
+        where = f"scenarios[{i}]"
         if isinstance(entry, FamilyScenario):
-            family = get_family(entry.family)(entry.params)
-            try:
-                family.check(release)
-            except ScenarioError as error:
-                raise JobSpecError(f"scenarios[{index}] ({entry.family}): {error}") from None
-            yield family, f"scenarios[{index}]"
+            yield _checked_family(entry, release, where), where, None
             continue
-        for secret, known, origin, attack, baselines, targets in _entry_scenarios(spec, entry, release):
-            for attack_spec in [attack] if attack else spec.attacks:
-                for baseline in baselines:
-                    params = dict(secret=secret, known=tuple(known), attack=attack_spec, baseline=baseline, targets=targets, **settings)
-                    yield AlcFamily(params), origin
+        produced = list(_entry_scenarios(spec, entry, release, where))
+        if not produced:
+            raise JobSpecError(f"{where} ({_kind(entry)}) expands to no scenario")
+        for secret, known, origin, attack, baselines, targets in produced:
+            _check_baselines(release, baselines, f"{where}.baseline" if getattr(entry, "baseline", None) else "baselines")
+            if secret not in skips:
+                skips[secret] = skip_reason(release, secret)
+            for attack_spec, baseline in itertools.product([attack] if attack else spec.attacks, baselines):
+                params = dict(secret=secret, known=tuple(known), attack=attack_spec, baseline=baseline, targets=targets, **settings)
+                yield AlcFamily(params), origin, skips[secret]
+
+
+def _checked_family(entry: FamilyScenario, release: Release, where: str) -> EvaluationFamily:
+    family = get_family(entry.family)(entry.params)
+    try:
+        family.check(release)
+    except ScenarioError as error:
+        raise JobSpecError(f"{where} ({entry.family}): {error}") from None
+    return family
 
 
 def alc_settings(spec: JobSpec) -> dict:
@@ -98,32 +127,52 @@ def alc_settings(spec: JobSpec) -> dict:
     return {name: getattr(spec, name) for name in ("halting", "measure", "baseline_settings", "swap_fraction", "batch_size", "store_values")}
 
 
-def _entry_scenarios(spec: JobSpec, entry, release: Release):
+def skip_reason(release: Release, secret: str) -> str | None:
+    """Why ``secret`` cannot be attacked by construction (one value in the original table), or None."""
+    if np.unique(release.true_codes(secret, release.original)).size < 2:
+        return f"constant secret: {secret!r} has a single value in the original table, nothing to infer"
+    return None
+
+
+def _entry_scenarios(spec: JobSpec, entry, release: Release, where: str):
     """(secret, known, origin, attack or None, baselines, targets) of one spec entry."""
-    columns = list(release.columns)
     if isinstance(entry, ExplicitScenario):
+        _check_explicit(release, entry, where)
         baselines = [entry.baseline] if entry.baseline else spec.baselines
         yield entry.secret, entry.known, "explicit", entry.attack, baselines, entry.targets or spec.targets
     elif isinstance(entry, EachColumn):
-        for secret in entry.secrets or columns:
-            yield secret, [c for c in columns if c != secret], "each_column", None, spec.baselines, spec.targets
+        for secret in _secrets(release, entry, where):
+            yield secret, _others(release, secret, entry, where), "each_column", None, spec.baselines, spec.targets
     elif isinstance(entry, SampledKnown):
-        for secret in entry.secrets or columns:
+        for secret in _secrets(release, entry, where):
+            _others(release, secret, entry, where)
             for known, share in sample_known_sets(release, secret, entry, spec.seed):
                 yield secret, known, f"sampled_known unique={share:.2f}", None, spec.baselines, spec.targets
     elif isinstance(entry, PaperProtocol):
         baselines = {"ours": ["ml"], "prior": ["prior"], "both": ["ml", "prior"]}[entry.approach]
-        for secret, known, job_num in paper_attacks(entry, columns, spec.seed):
+        for secret, known, job_num in paper_attacks(entry, release, spec.seed, where):
             yield secret, known, f"paper job {job_num}", None, baselines, spec.targets
 
 
-def paper_attacks(entry: PaperProtocol, columns: list[str], job_seed: int) -> list[tuple[str, list[str], int]]:
-    """(secret, known, job number) of the entry's attacks, repeats dropped, or a seeded sample of them."""
+def paper_attacks(entry: PaperProtocol, release: Release, job_seed: int, where: str = "paper") -> list[tuple[str, list[str], int]]:
+    """(secret, known, job number) of the entry's attacks, repeats dropped, or a seeded sample of them.
+
+    Every known column of a chosen jobs.json entry must be a column of the release; ``where`` names
+    the entry in errors.
+    """
     source = "ours" if entry.approach == "both" else entry.approach
+    try:
+        entries = read_paper_jobs(entry.jobs_file)
+    except (OSError, ValueError) as error:
+        raise JobSpecError(f"{where}.jobs_file: {error}") from None
+    chosen = select_paper_entries(entries, entry.dataset, source, entry.entries)
+    if not chosen:
+        raise JobSpecError(f"{where} (paper): {missing_entries(entries, entry.dataset, source, entry.jobs_file)}")
     attacks, seen = [], set()
-    for paper_entry in paper_entries(entry.jobs_file, entry.dataset, source, entry.entries):
+    for index, paper_entry in chosen:
         known = paper_entry["known_columns"]
-        for secret in paper_secrets(columns, known, entry.secrets_per_entry):
+        _check_paper_known(release, known, f"{where}.jobs_file: {entry.jobs_file}: entry [{index}]")
+        for secret in paper_secrets(list(release.columns), known, entry.secrets_per_entry):
             if (secret, frozenset(known)) not in seen:
                 seen.add((secret, frozenset(known)))
                 attacks.append((secret, known, paper_entry["job_num"]))
@@ -135,7 +184,7 @@ def paper_attacks(entry: PaperProtocol, columns: list[str], job_seed: int) -> li
 
 def sample_known_sets(release: Release, secret: str, entry: SampledKnown, job_seed: int) -> list[tuple[list[str], float]]:
     """Up to ``entry.per_secret`` distinct known-column sets for ``secret`` with their unique share."""
-    others = [c for c in release.columns if c != secret]
+    others = [c for c in release.columns if c != release.column(secret).name]
     size = min(entry.size, len(others))
     rng = np.random.default_rng([job_seed, *secret.encode()])
     found: dict[tuple[str, ...], float] = {}
@@ -161,3 +210,63 @@ def unique_share(release: Release, columns) -> float:
             keys.append(np.nan_to_num(table.values[table.continuous.index(name)], nan=np.inf))
     _, inverse, counts = np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True, return_counts=True)
     return float(np.mean(counts[inverse.ravel()] == 1))
+
+
+def _secrets(release: Release, entry: EachColumn | SampledKnown, where: str) -> list[str]:
+    if entry.secrets is None:
+        return list(release.columns)
+    for i, secret in enumerate(entry.secrets):
+        _check_column(release, secret, f"{where}.secrets[{i}]")
+    return entry.secrets
+
+
+def _others(release: Release, secret: str, entry, where: str) -> list[str]:
+    """The columns besides the secret's (all known by ``each_column``); none is an error."""
+    others = [c for c in release.columns if c != release.column(secret).name]
+    if not others:
+        raise JobSpecError(f"{where} ({_kind(entry)}): secret {secret!r} leaves no other column to know; the release has only {list(release.columns)}")
+    return others
+
+
+def _check_explicit(release: Release, entry: ExplicitScenario, where: str) -> None:
+    secret = _check_column(release, entry.secret, f"{where}.secret")
+    for i, name in enumerate(entry.known):
+        if _check_column(release, name, f"{where}.known[{i}]") == secret:
+            raise JobSpecError(f"{where}.known[{i}]: {name!r} is the secret column; known columns are the others")
+
+
+def _check_paper_known(release: Release, known: list[str], where: str) -> None:
+    for name in known:
+        try:
+            release.column(name)
+        except ScenarioError:
+            raise JobSpecError(f"{where}: known column {name!r} is not in the release; the release has {', '.join(release.columns)}") from None
+
+
+def _check_column(release: Release, name: str, field: str) -> str:
+    """The release column ``name`` stands for (a ``__discretized`` copy stands for its column)."""
+    try:
+        return release.column(name).name
+    except ScenarioError:
+        raise JobSpecError(f"{field}: unknown column {name!r}; the release has {', '.join(release.columns)}") from None
+
+
+def _check_targets(spec: JobSpec, release: Release) -> None:
+    """Every target selection must select rows of this release (the run would fail each scenario)."""
+    selections = [("targets", spec.targets)]
+    selections += [(f"scenarios[{i}].targets", e.targets) for i, e in enumerate(spec.scenarios) if isinstance(e, ExplicitScenario)]
+    for field, selector in selections:
+        if selector is not None:
+            try:
+                select_rows(release, selector)
+            except ScenarioError as error:
+                raise JobSpecError(f"{field}: {error}") from None
+
+
+def _check_baselines(release: Release, baselines: list[str], field: str) -> None:
+    if "control" in baselines and release.control is None:
+        raise JobSpecError(f"{field}: baseline 'control' needs a release with a control table (release.control)")
+
+
+def _kind(entry) -> str:
+    return getattr(entry, "generate", "explicit")

@@ -4,14 +4,34 @@ A job file is data (YAML or JSON), validated strictly: unknown keys are errors, 
 silently falls back to a default. Relative paths are relative to the job file.
 """
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from alc_dask.families import DEFAULT_FAMILY
 from alc_dask.families.alc import DEFAULT_SWAP_FRACTION, AttackSpec, Baseline
 from alc_dask.families.alc_settings import BaselineSpec, HaltingSpec, MeasureSpec
 from alc_dask.targets import TargetSelector
+
+
+SAFE_NAME = r"^[A-Za-z0-9_.-]+$"
+
+
+def _not_dots(name: str) -> str:
+    if name in (".", ".."):
+        raise ValueError(f"{name!r} is not a name (it would step out of the output folder)")
+    return name
+
+
+SafeName = Annotated[str, Field(pattern=SAFE_NAME), AfterValidator(_not_dots)]
+"""Job and release names become folder and file names: letters, digits, ``. _ -``, not ``.`` or ``..``."""
+
+
+def safe_label(stem: str) -> str:
+    """``stem`` as a ``SafeName``: other characters become ``_``; nothing usable left gives ``release``."""
+    label = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip(".")
+    return label or "release"
 
 
 class Strict(BaseModel):
@@ -21,7 +41,7 @@ class Strict(BaseModel):
 class ReleaseSpec(Strict):
     """The tables of one release; ``columns`` overrides inferred kinds (categorical|continuous)."""
 
-    name: str | None = None
+    name: SafeName | None = None
     original: str
     anonymized: Annotated[list[str], Field(min_length=1)]
     control: str | None = None
@@ -34,10 +54,11 @@ class ReleaseSpec(Strict):
 
     @property
     def label(self) -> str:
-        """The release's name in results: ``name``, else the first anonymized table's file stem."""
+        """The release's name in results and audit folders: ``name``, else the first anonymized table's
+        file stem made safe (see ``safe_label``)."""
         if self.name:
             return self.name
-        return self.anonymized[0].replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
+        return safe_label(self.anonymized[0].replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0])
 
 
 class AlcEntry(Strict):
@@ -73,7 +94,7 @@ class EachColumn(AlcEntry):
     """Every column (or the listed ``secrets``) as the secret, all other columns known."""
 
     generate: Literal["each_column"]
-    secrets: list[str] | None = None
+    secrets: Annotated[list[str], Field(min_length=1)] | None = None
 
 
 class SampledKnown(AlcEntry):
@@ -87,7 +108,7 @@ class SampledKnown(AlcEntry):
     size: Annotated[int, Field(ge=1)] = 3
     min_unique: Annotated[float, Field(ge=0, le=1)] = 0.5
     tries: Annotated[int, Field(ge=1)] = 200
-    secrets: list[str] | None = None
+    secrets: Annotated[list[str], Field(min_length=1)] | None = None
 
 
 class PaperProtocol(AlcEntry):
@@ -134,7 +155,7 @@ class AuditSpec(Strict):
 class JobSpec(Strict):
     """A whole job. Scenarios are crossed with ``attacks`` and ``baselines`` unless they name their own."""
 
-    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+    name: SafeName
     release: ReleaseSpec
     scenarios: Annotated[list[ScenarioEntry], Field(min_length=1)]
     attacks: Annotated[list[AttackSpec], Field(min_length=1)] = [AttackSpec(name="best_row_match")]

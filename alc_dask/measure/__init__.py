@@ -5,6 +5,7 @@ Pure numpy, no I/O. ``shared/spec/alc-measure.md`` (the project's measure contra
 every formula here.
 """
 
+from alc_dask.measure._checks import SettingError
 from alc_dask.measure.best import MeasureSettings, PrcResult, best_prc, prc_at_full_recall
 from alc_dask.measure.coefficient import alc, prc
 from alc_dask.measure.halting import Checkpoint, HaltCode, HaltingMonitor, HaltingRules
@@ -30,6 +31,7 @@ __all__ = [
     "PrcResult",
     "RecallBasis",
     "RiskThresholds",
+    "SettingError",
     "alc",
     "best_prc",
     "prc",

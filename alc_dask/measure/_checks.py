@@ -1,5 +1,7 @@
 """Argument checks shared by the measure functions: errors name the argument at fault."""
 
+import math
+
 import numpy as np
 
 
@@ -50,3 +52,46 @@ def in_open_unit(name: str, value: float) -> float:
 def scalar_or_array(result: np.ndarray):
     """Give back a plain float for scalar input, an array otherwise."""
     return float(result) if result.ndim == 0 else result
+
+
+class SettingError(ValueError):
+    """A settings field holds a value it cannot take: names the field, the value and what is allowed.
+
+    Raised when a settings object is built, so the Python API and job files refuse the same values
+    (the job layer turns ``field`` into the place of the error in the job file).
+    """
+
+    def __init__(self, field: str, value, expected: str, message: str | None = None):
+        super().__init__(message or f"{field} must be {expected}; got {value!r}")
+        self.field, self.value, self.expected = field, value, expected
+
+    def __reduce__(self):  # rebuilt from its fields, e.g. when Dask sends it from a worker
+        return type(self), (self.field, self.value, self.expected, str(self))
+
+
+def check_number(field: str, value, low: float = -math.inf, high: float = math.inf, *, open_low: bool = False, open_high: bool = False) -> None:
+    """Refuse NaN, infinities and numbers outside [low, high] (or the open ends asked for)."""
+    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    inside = number and math.isfinite(value) and (value > low if open_low else value >= low) and (value < high if open_high else value <= high)
+    if not inside:
+        raise SettingError(field, value, _range_text(low, high, open_low, open_high))
+
+
+def check_count(field: str, value, minimum: int = 1) -> None:
+    """Refuse anything but a whole number of at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise SettingError(field, value, f"a whole number at least {minimum}")
+
+
+def check_order(low_field: str, low, high_field: str, high) -> None:
+    """Refuse a lower bound above its upper bound, naming the upper one."""
+    if low > high:
+        raise SettingError(high_field, high, f"at least {low_field} ({low!r})")
+
+
+def _range_text(low: float, high: float, open_low: bool, open_high: bool) -> str:
+    if math.isinf(high):
+        return f"a number {'greater than' if open_low else 'at least'} {low:g}"
+    if math.isinf(low):
+        return f"a number {'below' if open_high else 'at most'} {high:g}"
+    return f"a number in {'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"

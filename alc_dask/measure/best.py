@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from alc_dask.measure._checks import as_correctness, as_float_array, as_nonempty_1d, same_length
+from alc_dask.measure._checks import as_correctness, as_float_array, as_nonempty_1d, check_number, same_length
 from alc_dask.measure.coefficient import prc as prc_of
 from alc_dask.measure.interval import wilson_interval
 
@@ -146,6 +146,14 @@ class MeasureSettings:
     alpha: float = 3.0
     abs_weight: float = 0.0
     recall_scale: float = 1.0
+
+    def __post_init__(self):
+        """Refuse values no PRC can be measured with; a ``SettingError`` names the field and the value."""
+        check_number("confidence_level", self.confidence_level, 0.0, 1.0, open_low=True, open_high=True)
+        check_number("rmin", self.rmin, 0.0, 1.0, open_low=True, open_high=True)
+        check_number("alpha", self.alpha, 0.0, open_low=True)
+        check_number("abs_weight", self.abs_weight, 0.0, 1.0)
+        check_number("recall_scale", self.recall_scale, 0.0, 1.0, open_low=True)
 
     def best_prc(self, correct, confidence, max_interval: float) -> PrcResult:
         return best_prc(

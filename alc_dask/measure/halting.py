@@ -8,6 +8,7 @@ attack PRC improves any more. Every threshold is a field of :class:`HaltingRules
 from dataclasses import dataclass
 from enum import StrEnum
 
+from alc_dask.measure._checks import check_count, check_number, check_order
 from alc_dask.measure.best import MeasureSettings, PrcResult
 from alc_dask.measure.coefficient import alc as alc_of
 
@@ -40,10 +41,21 @@ class HaltingRules:
     expected_tight_closeness: float = 0.01
 
     def __post_init__(self):
-        if self.min_pairs < 1 or self.check_every < 1:
-            raise ValueError("min_pairs and check_every must be at least 1")
-        if not 0 < self.tight_interval <= self.loose_interval:
-            raise ValueError("intervals must satisfy 0 < tight_interval <= loose_interval")
+        """Refuse rules that cannot be applied; a ``SettingError`` names the field and the value."""
+        check_count("min_pairs", self.min_pairs)
+        check_count("check_every", self.check_every)
+        for name in ("tight_interval", "loose_interval"):  # Wilson intervals are at most 1 wide
+            check_number(name, getattr(self, name), 0.0, 1.0, open_low=True)
+        check_order("tight_interval", self.tight_interval, "loose_interval", self.loose_interval)
+        for name in _ALC_THRESHOLDS:  # an ALC is at most 1; 1 disables a "higher than" rule
+            check_number(name, getattr(self, name), high=1.0)
+        check_order("loose_low_alc", self.loose_low_alc, "loose_high_alc", self.loose_high_alc)
+        check_order("tight_low_alc", self.tight_low_alc, "tight_high_alc", self.tight_high_alc)
+        for name in ("min_progress", "progress_share", "expected_loose_closeness", "expected_tight_closeness"):
+            check_number(name, getattr(self, name), 0.0, 1.0)
+
+
+_ALC_THRESHOLDS = ("loose_high_alc", "loose_low_alc", "tight_low_alc", "tight_high_alc", "diminishing_alc", "expected_split_alc")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from alc_dask.report.sections import headline_of
 
 FLAGGED_LABELS = ("at risk", "serious")
 CHANGES = ("worse", "failed", "new", "same", "better", "skipped")  # report order: what needs attention first
-COLUMNS = ["scenario_id", "family", "params", "status", "score", "risk"]
+COLUMNS = ["scenario_id", "family", "params", "status", "error", "score", "risk"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,10 @@ class AuditDiff:
     def flagged(self) -> pd.DataFrame:
         t = self.table
         return t[t["risk"].isin(FLAGGED_LABELS) | t["change"].isin(["worse", "failed"])]
+
+    @property
+    def skipped(self) -> pd.DataFrame:
+        return self.table[self.table["status"] == "skipped"]
 
     @property
     def passed(self) -> bool:
@@ -72,15 +76,16 @@ def _change(row, worse_by: float) -> str:
 
 def audit_markdown(diff: AuditDiff, release: str, stamp: str, previous_stamp: str | None) -> str:
     verdict = "PASSED: no evaluation at risk, serious, worse or failed" if diff.passed else f"FLAGGED: {len(diff.flagged)} evaluation(s) at risk, serious, worse or failed"
+    if len(diff.skipped):
+        verdict += f"; {len(diff.skipped)} skipped (cannot be attacked), listed below"
     against = f"compared with the audit of {previous_stamp}" if previous_stamp else "no previous audit to compare with"
     counts = diff.table["change"].astype(str).value_counts()
     changes = ", ".join(f"{name} {counts[name]}" for name in CHANGES if name in counts)
     lines = [f"# Audit of release {release}, {stamp}", "", f"**{verdict}** ({against}).", "", f"Changes: {changes}", ""]
     if not diff.flagged.empty:
         lines += ["## Flagged evaluations", "", _table(diff.flagged), ""]
-    skipped = diff.table[diff.table["change"] == "skipped"]
-    if not skipped.empty:
-        lines += ["## Skipped evaluations (cannot be attacked by construction)", "", _table(skipped), ""]
+    if len(diff.skipped):
+        lines += ["## Skipped evaluations", "", *(f"- {row.scenario_id} ({row.family}, {row.params}): {row.error}" for row in diff.skipped.itertuples()), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -30,9 +30,9 @@ class Summary:
 def summarize(scores: pd.DataFrame) -> Summary:
     scores = scores.assign(family=scores["family"].fillna("alc")) if "family" in scores else scores.assign(family="alc")
     ok = scores[scores["status"] == "ok"].reset_index(drop=True)
-    unfinished = ["release", "family", "scenario_id", "error"]
+    unfinished = ["release", "family", "scenario_id", "params", "error"]
     failed = scores[scores["status"] == "failed"].reindex(columns=unfinished).reset_index(drop=True)
-    skipped = scores[scores["status"] == "skipped"].reindex(columns=unfinished).reset_index(drop=True)
+    skipped = scores[scores["status"] == "skipped"].reindex(columns=unfinished).rename(columns={"error": "reason"}).reset_index(drop=True)
     counts = pd.crosstab([ok["release"], ok["family"]], pd.Categorical(ok["risk"], categories=list(LABELS)), dropna=False) if len(ok) else pd.DataFrame(columns=list(LABELS))
     counts = counts.reindex(columns=list(LABELS), fill_value=0)
     counts.columns.name = None

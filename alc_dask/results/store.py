@@ -60,9 +60,9 @@ class ResultStore:
         return store
 
     def completed(self) -> set[str]:
-        """Ids of the scenarios finished successfully (failed ones are tried again on a re-run)."""
+        """Ids of the scenarios finished or skipped (failed ones are tried again on a re-run)."""
         scores = self.read_scores(columns=["scenario_id", "status"])
-        return set(scores.loc[scores["status"] == "ok", "scenario_id"])
+        return set(scores.loc[scores["status"].isin(["ok", "skipped"]), "scenario_id"])
 
     def write(self, scores: pd.DataFrame, predictions: pd.DataFrame | None) -> None:
         """Write one scenario's parts: its predictions (if any), then its row of scores."""
@@ -91,7 +91,10 @@ class ResultStore:
         path = self.root / MANIFEST
         if not path.is_file() or not _part_files(self.scores_dir):
             return
-        previous = json.loads(path.read_text())
+        try:
+            previous = json.loads(path.read_text())
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ResultsError(f"{path}: corrupt manifest ({error}); use another output directory, or remove this one to start afresh") from None
         if previous.get("fingerprint") != manifest["fingerprint"]:
             raise ResultsError(
                 f"output directory {self.root} holds results of job {previous.get('job')!r} measured with other settings or data "

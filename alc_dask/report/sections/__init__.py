@@ -29,7 +29,14 @@ def section_for(family: str, scores: pd.DataFrame) -> Section:
 
     builders = {"alc": alc.section, "singling_out": wp29.section, "linkability": wp29.section, "inference": wp29.section}
     builder = builders.get(family, generic.section)
-    return builder(family, scores.dropna(axis="columns", how="all"))
+    return builder(family, scores[[c for c in scores.columns if c in _columns_of(family)]])
+
+
+def _columns_of(family: str) -> set[str]:
+    """The identity columns and the family's own measures (not the other families')."""
+    from alc_dask.results.schema import IDENTITY
+
+    return {field.name for field in (*IDENTITY, *get_family(family).fields)}
 
 
 def headline_of(family: str) -> str:

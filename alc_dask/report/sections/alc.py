@@ -11,9 +11,9 @@ WORST_COLUMNS = ["release", "scenario_id", "secret", "known", "baseline", "alc",
 
 def section(family: str, scores: pd.DataFrame) -> Section:
     ranked = scores.sort_values(["alc", "scenario_id"], ascending=[False, True])
-    best = ranked.drop_duplicates(["release", "secret"])[["release", "secret", "alc", "risk", "scenario_id", "known", "baseline"]]
+    best = ranked.drop_duplicates(["release", "secret"]).reindex(columns=["release", "secret", "alc", "risk", "scenario_id", "known", "baseline"])
     tables = {
-        "Worst scenarios": ranked.head(WORST)[WORST_COLUMNS].reset_index(drop=True),
+        "Worst scenarios": ranked.head(WORST).reindex(columns=WORST_COLUMNS).reset_index(drop=True),
         "Best ALC per secret column": best.sort_values(["release", "alc"], ascending=[True, False]).reset_index(drop=True),
     }
     figures = {"Attack precision vs ALC (colour: recall)": precision_vs_alc(scores), "ALC per secret column": alc_by_secret(scores)}

@@ -1,0 +1,246 @@
+"""Exit codes of alc-dask, one per kind of outcome, so that cron, systemd and Kubernetes can tell a
+leaking release from a failed run, a bad job file or a cluster that is down; and how internal
+errors and Ctrl-C end a command."""
+
+import os
+import re
+import subprocess
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from alc_dask import cli
+from alc_dask.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_CLUSTER_UNAVAILABLE,
+    EXIT_INTERNAL_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_RELEASE_FLAGGED,
+    EXIT_SCENARIOS_FAILED,
+    main,
+)
+from alc_dask.engine import EngineError
+from alc_dask.engine.progress import Interrupted
+from alc_dask.report import compare
+from alc_dask.report.nightly import AuditOutcome
+from test_cli_score import example_predictions
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def predictions(tmp_path) -> Path:
+    path = tmp_path / "predictions.csv"
+    example_predictions(targets=300).to_csv(path, index=False)
+    return path
+
+
+def scores(*statuses: str) -> pd.DataFrame:
+    return pd.DataFrame({"scenario_id": [f"s{i}" for i in range(len(statuses))], "status": list(statuses)})
+
+
+def test_the_codes_are_distinct():
+    codes = [EXIT_OK, EXIT_INTERNAL_ERROR, EXIT_BAD_INPUT, EXIT_SCENARIOS_FAILED, EXIT_RELEASE_FLAGGED, EXIT_CLUSTER_UNAVAILABLE, EXIT_INTERRUPTED]
+    assert len(set(codes)) == len(codes) and EXIT_OK == 0 and EXIT_INTERRUPTED == 130
+
+
+def test_help_documents_every_code():
+    result = invoke("--help")
+    assert result.exit_code == EXIT_OK
+    assert "Exit codes:" in result.output
+    for code in (0, 1, 2, 3, 4, 5, 130):
+        assert re.search(rf"^ +{code} +\w", result.output, re.MULTILINE), result.output
+
+
+def test_success_is_0(predictions):
+    assert invoke("score", predictions).exit_code == EXIT_OK
+
+
+def test_usage_errors_are_2(tmp_path):
+    assert invoke("run").exit_code == EXIT_BAD_INPUT  # missing JOB
+    assert invoke("run", tmp_path / "job.yaml", "--workers", "0").exit_code == EXIT_BAD_INPUT
+    assert invoke("nonsense").exit_code == EXIT_BAD_INPUT
+
+
+def test_bad_input_is_2(tmp_path):
+    job = tmp_path / "job.yaml"
+    job.write_text("name: x\nrelease: [unclosed\n")
+    for command in ("run", "plan", "audit"):
+        result = invoke(command, job)
+        assert result.exit_code == EXIT_BAD_INPUT and str(job) in result.output
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"kind": ["base"], "correct": [True]}).to_csv(bad, index=False)
+    assert invoke("score", bad).exit_code == EXIT_BAD_INPUT
+
+
+def test_failed_scenarios_are_3(monkeypatch, tmp_path):
+    monkeypatch.setattr("alc_dask.engine.run_job", lambda *args, **kwargs: scores("ok", "failed"))
+    result = invoke("run", tmp_path / "job.yaml", "--out", tmp_path / "out")
+    assert result.exit_code == EXIT_SCENARIOS_FAILED and "2 scenarios, 1 failed" in result.output
+    monkeypatch.setattr("alc_dask.engine.run_job", lambda *args, **kwargs: scores("ok", "ok"))
+    assert invoke("run", tmp_path / "job.yaml", "--out", tmp_path / "out").exit_code == EXIT_OK
+
+
+def test_failed_scenarios_of_paper_run_are_3(monkeypatch, tmp_path):
+    job = tmp_path / "adult-weak.yaml"
+    job.write_text("")
+    monkeypatch.setattr("alc_dask.engine.cluster.connect", lambda *args: nullcontext(None))
+    monkeypatch.setattr("alc_dask.jobs.load_job", lambda path: SimpleNamespace(output="out"))
+    monkeypatch.setattr("alc_dask.engine.run_job", lambda *args, **kwargs: scores("ok", "failed", "failed"))
+    result = invoke("paper", "run", job)
+    assert result.exit_code == EXIT_SCENARIOS_FAILED and "2 scenarios failed" in result.output
+
+
+def test_failed_scenarios_of_the_demo_are_3(monkeypatch, tmp_path):
+    monkeypatch.setattr("alc_dask.demo.run_demo", lambda *args, **kwargs: {"html": tmp_path / "report.html"})
+    monkeypatch.setattr("alc_dask.results.read_scores", lambda folder: scores("ok", "failed"))
+    monkeypatch.setattr("alc_dask.report.summarize", lambda frame: frame)
+    monkeypatch.setattr("alc_dask.report.as_text", lambda summary: "summary")
+    result = invoke("demo", "--out", tmp_path)
+    assert result.exit_code == EXIT_SCENARIOS_FAILED, result.output
+
+
+def audit_outcome(tmp_path, *rows) -> AuditOutcome:
+    frame = pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk"]).assign(secret="s", known="[]", baseline="ml")
+    report = tmp_path / "audit.md"
+    report.write_text("audit report\n")
+    return AuditOutcome(compare(frame, None), report, None)
+
+
+@pytest.mark.parametrize(
+    "rows, code",
+    [
+        ([("a", "ok", 0.1, "safe"), ("b", "ok", -0.2, "no loss")], EXIT_OK),
+        ([("a", "ok", 0.1, "safe"), ("b", "failed", None, None)], EXIT_SCENARIOS_FAILED),
+        ([("a", "ok", 0.6, "at risk"), ("b", "ok", 0.1, "safe")], EXIT_RELEASE_FLAGGED),
+        ([("a", "ok", 0.8, "serious"), ("b", "failed", None, None)], EXIT_RELEASE_FLAGGED),  # a leak outranks a failure
+    ],
+)
+def test_audit_codes(monkeypatch, tmp_path, rows, code):
+    monkeypatch.setattr("alc_dask.report.nightly.run_audit", lambda *args, **kwargs: audit_outcome(tmp_path, *rows))
+    result = invoke("audit", tmp_path / "job.yaml")
+    assert result.exit_code == code, result.output
+    assert "Audit report:" in result.output
+
+
+def test_an_unavailable_cluster_is_5(monkeypatch, tmp_path):
+    def unreachable(*args, **kwargs):
+        raise EngineError("cannot reach the Dask scheduler at 'tcp://10.0.0.5:8786': timed out")
+
+    monkeypatch.setattr("alc_dask.engine.run_job", unreachable)
+    result = invoke("run", tmp_path / "job.yaml", "--scheduler", "tcp://10.0.0.5:8786")
+    assert result.exit_code == EXIT_CLUSTER_UNAVAILABLE and "cannot reach the Dask scheduler" in result.output
+
+
+@pytest.mark.parametrize(
+    "interrupt, message",
+    [
+        (Interrupted(done=3, total=10), "interrupted; 3 of 10 scenarios done, re-run to resume"),
+        (KeyboardInterrupt(), "interrupted; no scenario done, re-run to resume"),
+    ],
+)
+def test_ctrl_c_is_130_with_one_line(monkeypatch, tmp_path, interrupt, message):
+    def interrupted(*args, **kwargs):
+        raise interrupt
+
+    monkeypatch.setattr("alc_dask.engine.run_job", interrupted)
+    result = invoke("run", tmp_path / "job.yaml")
+    assert result.exit_code == EXIT_INTERRUPTED and result.output.strip() == message
+
+
+def test_an_interrupted_audit_is_not_resumed(monkeypatch, tmp_path):
+    def interrupted(*args, **kwargs):
+        raise Interrupted(done=1, total=4)
+
+    monkeypatch.setattr("alc_dask.report.nightly.run_audit", interrupted)
+    result = invoke("audit", tmp_path / "job.yaml")
+    assert result.exit_code == EXIT_INTERRUPTED and result.output.strip() == "interrupted; 1 of 4 scenarios done, the audit is incomplete: run it again"
+
+
+def test_an_internal_error_is_1_in_one_line(monkeypatch, predictions):
+    def broken(*args, **kwargs):
+        raise TypeError("unsupported operand")
+
+    monkeypatch.setattr(cli, "score_predictions", broken)
+    result = invoke("score", predictions)
+    assert result.exit_code == EXIT_INTERNAL_ERROR
+    assert result.output.strip() == "Error: internal error: TypeError: unsupported operand (run `alc-dask --traceback score ...` to see where)"
+
+
+BROKEN_SCORE = """
+import sys
+from alc_dask import cli
+def broken(*args, **kwargs):
+    raise TypeError("unsupported operand")
+cli.score_predictions = broken
+sys.argv[0] = "alc-dask"
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("flag", [[], ["--traceback"]])
+def test_traceback_flag_shows_internal_errors_in_full(predictions, flag):
+    result = subprocess.run([sys.executable, "-c", BROKEN_SCORE, *flag, "score", str(predictions)], capture_output=True, text=True, check=False)
+    assert result.returncode == EXIT_INTERNAL_ERROR
+    assert ("Traceback (most recent call last)" in result.stderr) == bool(flag)
+    assert "TypeError: unsupported operand" in result.stderr
+    if flag:
+        assert 'in broken' in result.stderr  # the frame that raised
+
+
+def test_traceback_flag_shows_the_cause_of_bad_input(tmp_path):
+    job = tmp_path / "job.yaml"
+    job.write_text("name: x\nrelease: [unclosed\n")
+    result = subprocess.run([str(Path(sys.executable).with_name("alc-dask")), "--traceback", "plan", str(job)], capture_output=True, text=True, check=False)
+    assert result.returncode == EXIT_BAD_INPUT
+    assert "Traceback (most recent call last)" in result.stderr and "malformed YAML" in result.stderr
+
+
+DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
+
+
+def nightly_audit(tmp_path, codes: list[int]) -> tuple[subprocess.CompletedProcess, int]:
+    """deploy/nightly-audit.sh against a stand-in alc-dask that exits with ``codes`` in turn."""
+    (tmp_path / "codes").write_text("".join(f"{code}\n" for code in codes))
+    fake = tmp_path / "alc-dask"
+    fake.write_text(f'#!/bin/sh\necho "$*" >> {tmp_path}/calls\ncode=$(head -n 1 {tmp_path}/codes)\nsed -i 1d {tmp_path}/codes\nexit "$code"\n')
+    fake.chmod(0o755)
+    environment = {**os.environ, "ALC_DASK": str(fake), "RETRIES": "2", "RETRY_AFTER": "0"}
+    result = subprocess.run([str(DEPLOY / "nightly-audit.sh"), "jobs/nightly.yaml", "--workers", "2"], capture_output=True, text=True, env=environment, check=False)
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert set(calls) == {"audit jobs/nightly.yaml --workers 2"}
+    return result, len(calls)
+
+
+@pytest.mark.parametrize(
+    "codes, final, calls, message",
+    [
+        ([0], EXIT_OK, 1, None),
+        ([5, 3, 0], EXIT_OK, 3, "retry 2 of 2"),
+        ([5, 4], EXIT_RELEASE_FLAGGED, 2, "ALERT: the audit flagged the release"),
+        ([3, 3, 3], EXIT_SCENARIOS_FAILED, 3, "still failing after 2 retries"),
+        ([2], EXIT_BAD_INPUT, 1, "could not run (exit 2"),
+        ([4], EXIT_RELEASE_FLAGGED, 1, "ALERT"),
+    ],
+)
+def test_the_nightly_audit_script_retries_3_and_5_and_alerts_on_4(tmp_path, codes, final, calls, message):
+    result, made = nightly_audit(tmp_path, codes)
+    assert result.returncode == final and made == calls
+    assert (message in result.stderr) if message else result.stderr == ""
+
+
+def test_the_kubernetes_cronjob_retries_3_and_5_and_fails_at_once_otherwise():
+    cronjob = yaml.safe_load((DEPLOY / "kubernetes" / "audit-cronjob.yaml").read_text())
+    job = cronjob["spec"]["jobTemplate"]["spec"]
+    rules = {rule["action"]: set(rule["onExitCodes"]["values"]) for rule in job["podFailurePolicy"]["rules"]}
+    assert rules == {"FailJob": {EXIT_INTERNAL_ERROR, EXIT_BAD_INPUT, EXIT_RELEASE_FLAGGED}, "Count": {EXIT_SCENARIOS_FAILED, EXIT_CLUSTER_UNAVAILABLE}}
+    assert job["backoffLimit"] >= 1 and job["template"]["spec"]["restartPolicy"] == "Never"

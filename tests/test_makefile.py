@@ -1,0 +1,29 @@
+"""The Makefile's targets exist and run what they say."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def make_dry_run(target: str) -> list[str]:
+    result = subprocess.run(["make", "-n", target, "VENV=/nonexistent-venv"], cwd=ROOT, capture_output=True, text=True, check=True)
+    return result.stdout.splitlines()
+
+
+def test_every_phony_target_has_a_rule():
+    text = (ROOT / "Makefile").read_text()
+    phony = re.search(r"^\.PHONY:(.*)$", text, re.MULTILINE).group(1).split()
+    rules = set(re.findall(r"^([A-Za-z][\w.-]*):", text, re.MULTILINE))
+    assert set(phony) <= rules, set(phony) - rules
+
+
+def test_bench_runs_a_benchmark_of_the_repository():
+    (command,) = [line for line in make_dry_run("bench") if "benchmarks/" in line]
+    script = ROOT / command.split()[1]
+    assert script.is_file()
+    quick = subprocess.run([sys.executable, str(script), "--sizes", "200", "--budget", "5"], cwd=ROOT, capture_output=True, text=True, check=False, timeout=120)
+    assert quick.returncode == 0, quick.stderr
+    assert "predictions" in quick.stdout and "200" in quick.stdout

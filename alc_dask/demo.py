@@ -18,14 +18,26 @@ from alc_dask.synthetic import make_demo_release
 LEVELS = ("weak", "strong")
 
 
+WP29 = [
+    {"family": "singling_out", "mode": "univariate"},
+    {"family": "singling_out", "mode": "multivariate", "n_cols": 3},
+    {"family": "linkability", "aux_cols": [["age", "sex", "region"], ["education", "occupation", "hours_per_week"]], "n_neighbors": 10},
+    {"family": "inference", "aux_cols": ["age", "sex", "region", "education", "occupation", "hours_per_week", "married"], "secret": "income"},
+    {"family": "inference", "aux_cols": ["age", "sex", "region", "education", "occupation", "income", "married"], "secret": "condition"},
+]
+"""Anonymeter's three evaluators, beside the ALC scenarios."""
+
+
 def demo_job(level: str) -> dict:
-    """The demo's job for one release: every column as secret, and sampled mostly-unique known sets."""
+    """The demo's job for one release: every column as secret, sampled mostly-unique known sets,
+    and singling out, linkability and inference against the control table."""
     return {
         "name": f"demo-{level}",
-        "release": {"name": level, "original": "../data/original.parquet", "anonymized": [f"../data/{level}.parquet"]},
+        "release": {"name": level, "original": "../data/original.parquet", "anonymized": [f"../data/{level}.parquet"], "control": "../data/control.parquet"},
         "scenarios": [
             {"generate": "each_column"},
             {"generate": "sampled_known", "per_secret": 2, "size": 3, "min_unique": 0.5},
+            *WP29,
         ],
         "baselines": ["ml"],
         "baseline_settings": {"candidates": ["majority", "logistic_regression", "random_forest"], "trees": 30},

@@ -47,10 +47,13 @@ def make_population(rows: int = 5000, seed: int = 0, outlier_share: float = 0.02
 
 
 def make_demo_release(rows: int = 5000, seed: int = 0) -> dict[str, pd.DataFrame]:
-    """The population and two swap-anonymized releases of it: weak (10% swapped) and strong (60%)."""
+    """The people in the data, two swap-anonymized releases of it, weak (10% swapped) and strong
+    (60%), and a control table: a quarter as many other people of the same population, never
+    released (what a non-member looks like to an attacker)."""
     original = make_population(rows, seed)
     return {
         "original": original,
         "weak": swap_frame(original, 0.10, seed + 1),
         "strong": swap_frame(original, 0.60, seed + 2),
+        "control": make_population(max(rows // 4, 1), seed + 1000),
     }

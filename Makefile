@@ -1,4 +1,4 @@
-# Two entry points for a fresh machine: `make demo` and `make test`.
+# Two entry points for a fresh machine: `make demo` and `make test` (lint, format check, tests).
 # Both create .venv with Python 3.11 (override with PYTHON=...) and install the project into it.
 # `make bench` runs the benchmark that needs nothing beyond the project (best_prc against a
 # quadratic scan; BENCH_ARGS="--sizes 1000 10000" for a quick run). The other benchmarks read
@@ -20,6 +20,8 @@ demo: $(BIN)/.installed
 	$(BIN)/alc-dask demo
 
 test: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
 
 bench: $(BIN)/.installed

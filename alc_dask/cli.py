@@ -197,7 +197,9 @@ def audit(job: Path, scheduler: str | None, workers: int | None, out: Path | Non
 
 
 @main.command()
-@click.option("--out", type=click.Path(path_type=Path), default=Path("alc-out/demo"), show_default=True, help="Folder for the release, jobs, results and report.")
+@click.option(
+    "--out", type=click.Path(path_type=Path), default=Path("alc-out/demo"), show_default=True, help="Folder for the release, jobs, results and report."
+)
 @click.option("--rows", type=click.IntRange(min=DEMO_MIN_ROWS), default=5000, show_default=True, help="Rows of the synthetic population.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the population and its releases.")
 @workers_option("Local worker processes (default: one per core).")
@@ -252,7 +254,13 @@ def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, sche
 
 @paper.command("compare")
 @click.argument("out", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--reference", "reference_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path), help="The reference's results (alc-paper/reference-results).")
+@click.option(
+    "--reference",
+    "reference_dir",
+    required=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="The reference's results (alc-paper/reference-results).",
+)
 @click.option("--report", "report_dir", type=click.Path(path_type=Path), default=Path("alc-out/paper/report"), show_default=True)
 def paper_compare(out: tuple[Path, ...], reference_dir: Path, report_dir: Path) -> None:
     """Table 2 and Figure 7 of the paper from the results in OUT..., beside the reference's."""
@@ -339,8 +347,6 @@ def _print_score(result: Score) -> None:
         "attack (recall 1)": result.attack_full_recall,
     }
     rows = {"n": "{:d}", "recall": "{:.4f}", "precision": "{:.4f}", "interval_low": "{:.4f}", "interval_high": "{:.4f}", "prc": "{:.4f}"}
-    table = pd.DataFrame(
-        {name: {row: fmt.format(getattr(measure, row)) for row, fmt in rows.items()} for name, measure in measures.items()}
-    )
+    table = pd.DataFrame({name: {row: fmt.format(getattr(measure, row)) for row, fmt in rows.items()} for name, measure in measures.items()})
     click.echo(table.to_string())
     click.echo(f"\nALC {result.alc:.4f} ({result.risk}); at recall 1: {result.alc_full_recall:.4f}")

@@ -18,8 +18,7 @@ _TILE = 2048
 
 
 @numba.njit(nogil=True, cache=True)
-def best_match_histograms(query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns,
-                          cont_columns, secret, n_secret_codes):
+def best_match_histograms(query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, secret, n_secret_codes):
     """Per query, the minimum distance (inf for an empty block) and the histogram of `secret` there.
 
     query_codes (q, c) int32: the queries' known categorical columns present in the block;

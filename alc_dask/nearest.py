@@ -41,8 +41,9 @@ class NearestQuery:
     k: int
 
 
-def k_nearest(queries: EncodedTable, candidates: EncodedTable | PartitionedTable, columns: Sequence[str], k: int,
-              client=None, split_every: int = SPLIT_EVERY) -> tuple[np.ndarray, np.ndarray]:
+def k_nearest(
+    queries: EncodedTable, candidates: EncodedTable | PartitionedTable, columns: Sequence[str], k: int, client=None, split_every: int = SPLIT_EVERY
+) -> tuple[np.ndarray, np.ndarray]:
     """The `k` candidate rows nearest to each query over `columns`: distances (q, k) float64 and row
     indices (q, k) int64 into `candidates`, sorted by distance, equal distances by lower index.
 
@@ -54,16 +55,14 @@ def k_nearest(queries: EncodedTable, candidates: EncodedTable | PartitionedTable
     if isinstance(candidates, EncodedTable):
         return search_block(candidates, query, 0)
     shared = dask.delayed(query, pure=False)  # a block held on a worker is measured there, so it never moves
-    sizes = [b.n_rows if isinstance(b, EncodedTable) else dask.delayed(_n_rows, pure=False)(b)
-             for b in candidates.blocks]
+    sizes = [b.n_rows if isinstance(b, EncodedTable) else dask.delayed(_n_rows, pure=False)(b) for b in candidates.blocks]
     starts = dask.delayed(_starts, nout=len(sizes), pure=True)(*sizes)
     parts = [dask.delayed(search_block, pure=False)(b, shared, starts[i]) for i, b in enumerate(candidates.blocks)]
     result = _tree_reduce(parts, split_every)
     return client.compute(result, sync=True) if client is not None else result.compute()
 
 
-def prepare_query(queries: EncodedTable, candidates: EncodedTable | PartitionedTable, columns: Sequence[str],
-                  k: int) -> NearestQuery:
+def prepare_query(queries: EncodedTable, candidates: EncodedTable | PartitionedTable, columns: Sequence[str], k: int) -> NearestQuery:
     """Lay out `queries` for `candidates` (`EncodedTable` or `PartitionedTable`), continuous columns
     scaled by their range over both."""
     if k < 1:
@@ -75,15 +74,11 @@ def prepare_query(queries: EncodedTable, candidates: EncodedTable | PartitionedT
     unusable = [c for c in columns if c not in cat + cont]
     if unusable:
         raise ValueError(f"columns {unusable} are not in both tables with the same kind")
-    query_values = np.stack([queries.values[queries.continuous.index(c)] for c in cont], axis=1) \
-        if cont else np.empty((queries.n_rows, 0))
-    high = np.fmax(np.fmax.reduce(query_values, axis=0, initial=np.nan),
-                   [candidates.value_max[candidates.continuous.index(c)] for c in cont])
-    low = np.fmin(np.fmin.reduce(query_values, axis=0, initial=np.nan),
-                  [candidates.value_min[candidates.continuous.index(c)] for c in cont])
+    query_values = np.stack([queries.values[queries.continuous.index(c)] for c in cont], axis=1) if cont else np.empty((queries.n_rows, 0))
+    high = np.fmax(np.fmax.reduce(query_values, axis=0, initial=np.nan), [candidates.value_max[candidates.continuous.index(c)] for c in cont])
+    low = np.fmin(np.fmin.reduce(query_values, axis=0, initial=np.nan), [candidates.value_min[candidates.continuous.index(c)] for c in cont])
     span, shrink = _safe_span(low, high)
-    codes = np.stack([queries.codes[queries.categorical.index(c)] for c in cat], axis=1) \
-        if cat else np.empty((queries.n_rows, 0), dtype=np.int32)
+    codes = np.stack([queries.codes[queries.categorical.index(c)] for c in cat], axis=1) if cat else np.empty((queries.n_rows, 0), dtype=np.int32)
     return NearestQuery(
         codes=np.ascontiguousarray(codes),
         values=np.ascontiguousarray(query_values),
@@ -106,8 +101,7 @@ def _safe_span(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def search_block(block: EncodedTable, query: NearestQuery, start: int) -> tuple[np.ndarray, np.ndarray]:
     """Run the kernel on one block whose first row is row `start` of the table."""
-    return k_nearest_rows(query.codes, query.values, block.codes, block.values, query.cat_columns,
-                          query.cont_columns, query.span, query.shrink, query.k, start)
+    return k_nearest_rows(query.codes, query.values, block.codes, block.values, query.cat_columns, query.cont_columns, query.span, query.shrink, query.k, start)
 
 
 def merge_nearest(*parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -130,8 +124,7 @@ def _starts(*sizes: int) -> tuple[int, ...]:
 
 def _tree_reduce(parts: list, split_every: int):
     while len(parts) > 1:
-        parts = [dask.delayed(merge_nearest, pure=True)(*parts[i : i + split_every])
-                 for i in range(0, len(parts), split_every)]
+        parts = [dask.delayed(merge_nearest, pure=True)(*parts[i : i + split_every]) for i in range(0, len(parts), split_every)]
     return parts[0]
 
 

@@ -44,6 +44,7 @@ def with_normalized_keys(frame: pd.DataFrame) -> pd.DataFrame:
 
 def reference_keys(results_dir: Path, strength: str) -> pd.DataFrame:
     """Per key, the reference's ours / no recall / prior ALCs, from its published results."""
+
     def best(file: str, rows) -> pd.DataFrame:
         frame = pd.read_parquet(Path(results_dir) / file)
         frame = with_normalized_keys(frame.rename(columns={"secret_column": "secret", "known_columns": "known"}))
@@ -53,9 +54,7 @@ def reference_keys(results_dir: Path, strength: str) -> pd.DataFrame:
     ours = best(f"all_secret_known_{strength}.parquet", lambda f: ~f["paired"])
     no_recall = best(f"all_secret_known_{strength}.parquet", lambda f: f["attack_recall"] == 1)
     prior = best(f"all_secret_known_prior_{strength}.parquet", lambda f: f["attack_recall"] == 1)
-    return pd.DataFrame(
-        {"ours": ours["alc"], "no recall": no_recall["alc"], "prior approach": prior["alc"], "attack recall": ours["attack_recall"]}
-    )
+    return pd.DataFrame({"ours": ours["alc"], "no recall": no_recall["alc"], "prior approach": prior["alc"], "attack recall": ours["attack_recall"]})
 
 
 def _best_rows(frame: pd.DataFrame, column: str) -> pd.DataFrame:
@@ -159,7 +158,8 @@ def compare_with_reference(scores: pd.DataFrame, reference_dir: Path, figures: P
             f"Cells of alc_dask's Table 2 within 5 points of the reference's: {int(((ours_table - reference_table).abs() <= 5).sum().sum())} of 8 "
             f"(largest gap {(ours_table - reference_table).abs().max().max():.2f}).",
             f"Risk labels agreeing with the reference on the same attacks ({len(same)}): "
-            + ", ".join(f"{name} {share:.1%}" for name, share in agreement.items()) + ".",
+            + ", ".join(f"{name} {share:.1%}" for name, share in agreement.items())
+            + ".",
             f"Highest ALC: alc_dask ours {keys['ours'].max():.3f}, prior {keys['prior approach'].max():.3f}; "
             f"reference ours {same['ours'].max():.3f}, prior {same['prior approach'].max():.3f}.",
             "",

@@ -60,8 +60,7 @@ def partition_table(table: EncodedTable, rows_per_partition: int, client=None) -
     blocks = table.split(rows_per_partition)
     if client is not None:
         blocks = client.scatter(blocks)
-    return PartitionedTable(table.name, table.categorical, table.continuous, table.value_min,
-                            table.value_max, table.n_rows, tuple(blocks))
+    return PartitionedTable(table.name, table.categorical, table.continuous, table.value_min, table.value_max, table.n_rows, tuple(blocks))
 
 
 def partition(release: Release, rows_per_partition: int, client=None) -> Release:
@@ -80,8 +79,7 @@ class Matches:
 
     def combine(self, other: Matches) -> Matches:
         distance = np.minimum(self.distance, other.distance)
-        histogram = (self.histogram * (self.distance == distance)[:, None]
-                     + other.histogram * (other.distance == distance)[:, None])
+        histogram = self.histogram * (self.distance == distance)[:, None] + other.histogram * (other.distance == distance)[:, None]
         return Matches(distance, histogram)
 
     def adjusted(self, n_present: int, n_known: int) -> Matches:
@@ -117,15 +115,15 @@ def prepare_query(targets: EncodedTable, table, secret: Column, known: Sequence[
     """
     cat = [c for c in table.categorical if c in known]
     cont = [c for c in table.continuous if c in known]
-    target_values = np.stack([targets.values[targets.continuous.index(c)] for c in cont], axis=1) \
-        if cont else np.empty((targets.n_rows, 0))
+    target_values = np.stack([targets.values[targets.continuous.index(c)] for c in cont], axis=1) if cont else np.empty((targets.n_rows, 0))
     table_low = np.array([table.value_min[table.continuous.index(c)] for c in cont])
     table_high = np.array([table.value_max[table.continuous.index(c)] for c in cont])
     low, span, scale = _scaling(np.fmin(table_low, target_values), np.fmax(table_high, target_values))
     categorical = secret.kind is ColumnKind.CATEGORICAL
     return TableQuery(
-        codes=np.ascontiguousarray(np.stack([targets.codes[targets.categorical.index(c)] for c in cat], axis=1)
-                                   if cat else np.empty((targets.n_rows, 0), dtype=np.int32)),
+        codes=np.ascontiguousarray(
+            np.stack([targets.codes[targets.categorical.index(c)] for c in cat], axis=1) if cat else np.empty((targets.n_rows, 0), dtype=np.int32)
+        ),
         values=np.clip((target_values * scale - low) / span, 0.0, 1.0),
         low=np.ascontiguousarray(low),
         span=np.ascontiguousarray(span),
@@ -159,14 +157,22 @@ def search_block(block: EncodedTable, query: TableQuery) -> Matches:
     else:
         secret = query.secret_bins.encode(block.values[query.secret_index])
     distance, histogram = best_match_histograms(
-        query.codes, query.values, query.low, query.span, query.scale, block.codes, block.values, query.cat_columns,
-        query.cont_columns, np.ascontiguousarray(secret), query.n_secret_codes,
+        query.codes,
+        query.values,
+        query.low,
+        query.span,
+        query.scale,
+        block.codes,
+        block.values,
+        query.cat_columns,
+        query.cont_columns,
+        np.ascontiguousarray(secret),
+        query.n_secret_codes,
     )
     return Matches(distance, histogram)
 
 
-def best_matches(targets: EncodedTable, tables: Sequence, secret: Column, known: Sequence[str],
-                 client=None, split_every: int = SPLIT_EVERY) -> Matches:
+def best_matches(targets: EncodedTable, tables: Sequence, secret: Column, known: Sequence[str], client=None, split_every: int = SPLIT_EVERY) -> Matches:
     """Minimum adjusted distance and secret histogram of the matches, per target, over all `tables`.
 
     `tables` hold the secret and at least one known column each. `EncodedTable`s are searched in
@@ -185,8 +191,7 @@ def best_matches(targets: EncodedTable, tables: Sequence, secret: Column, known:
         else:
             per_table[i] = search_block(table, query)
     if delayed:
-        computed = client.compute(list(delayed.values()), sync=True) if client is not None \
-            else dask.compute(*delayed.values())
+        computed = client.compute(list(delayed.values()), sync=True) if client is not None else dask.compute(*delayed.values())
         per_table.update(zip(delayed, computed, strict=True))
     adjusted = [per_table[i].adjusted(q.n_present, len(known)) for i, q in enumerate(queries)]
     return _combine_all(*adjusted)
@@ -201,6 +206,5 @@ def _combine_all(*partials: Matches) -> Matches:
 
 def _tree_reduce(parts: list, split_every: int):
     while len(parts) > 1:
-        parts = [dask.delayed(_combine_all, pure=True)(*parts[i : i + split_every])
-                 for i in range(0, len(parts), split_every)]
+        parts = [dask.delayed(_combine_all, pure=True)(*parts[i : i + split_every]) for i in range(0, len(parts), split_every)]
     return parts[0]

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from paper_attacks import paper_attacks
 
 from alc_dask import Release, run_attack
 from alc_dask.measure import risk_label
-from paper_attacks import paper_attacks
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench-envs" / "results"
@@ -35,7 +35,12 @@ def reference_results(attacks: list[dict], seed: int, reuse: bool) -> pd.DataFra
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / "attacks.json").write_text(json.dumps(attacks))
         with open(out, "w") as sink:
-            subprocess.run([REFERENCE_PYTHON, Path(__file__).with_name("peer_reference.py"), RESULTS / "attacks.json", str(seed)], stdout=sink, stderr=subprocess.DEVNULL, check=True)
+            subprocess.run(
+                [REFERENCE_PYTHON, Path(__file__).with_name("peer_reference.py"), RESULTS / "attacks.json", str(seed)],
+                stdout=sink,
+                stderr=subprocess.DEVNULL,
+                check=True,
+            )
     rows = [json.loads(line) for line in out.read_text().splitlines() if line.startswith('{"dataset_dir"')]
     return pd.DataFrame(rows)
 
@@ -82,7 +87,22 @@ def main() -> None:
         # The paper's three labels: "no loss" counts as safe.
         table[f"paper_risk{column[3:]}"] = table[f"risk{column[3:]}"].replace({"no loss": "safe"})
     table["secret"] = table["secret"].str.slice(0, 24)
-    shown = ["dataset", "secret", "seconds_ref", "seconds", "ratio", "alc_ref", "alc_ref2", "alc", "base_prc_ref", "base_prc", "attack_prc_ref", "attack_prc", "halt_code_ref", "halt_code"]
+    shown = [
+        "dataset",
+        "secret",
+        "seconds_ref",
+        "seconds",
+        "ratio",
+        "alc_ref",
+        "alc_ref2",
+        "alc",
+        "base_prc_ref",
+        "base_prc",
+        "attack_prc_ref",
+        "attack_prc",
+        "halt_code_ref",
+        "halt_code",
+    ]
     with pd.option_context("display.width", 250):
         print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print()

@@ -29,6 +29,7 @@ SEED = 2024
 
 # --- data --------------------------------------------------------------------------------------
 
+
 def encoded_table(seed: int, n_rows: int, n_cat: int, n_cont: int, name: str = "anonymized"):
     """Random encoded rows: `n_cat` categorical columns of 8 codes plus the secret (5 codes) and
     `n_cont` continuous columns on a 1/1000 grid of [0, 1] (spanning it, so min/max are 0 and 1)."""
@@ -39,20 +40,20 @@ def encoded_table(seed: int, n_rows: int, n_cat: int, n_cont: int, name: str = "
     codes[n_cat] %= 5
     values = rng.integers(0, 1001, (n_cont, n_rows)).astype(np.float64) / 1000
     values[:, 0], values[:, 1 % n_rows] = 0.0, 1.0
-    return EncodedTable(name, tuple(f"c{i}" for i in range(n_cat)) + ("secret",),
-                        tuple(f"x{j}" for j in range(n_cont)), codes, values,
-                        np.zeros(n_cont), np.ones(n_cont))
+    return EncodedTable(
+        name, tuple(f"c{i}" for i in range(n_cat)) + ("secret",), tuple(f"x{j}" for j in range(n_cont)), codes, values, np.zeros(n_cont), np.ones(n_cont)
+    )
 
 
 def as_frame(table, known_cat, known_cont) -> pd.DataFrame:
     """The encoded table as the mixed-type DataFrame the peers take (text categories, numbers)."""
-    frame = {c: pd.Series(table.codes[i]).map(lambda v: f"v{v}").astype(object)
-             for i, c in enumerate(table.categorical) if c in known_cat}
+    frame = {c: pd.Series(table.codes[i]).map(lambda v: f"v{v}").astype(object) for i, c in enumerate(table.categorical) if c in known_cat}
     frame |= {c: table.values[j] for j, c in enumerate(table.continuous) if c in known_cont}
     return pd.DataFrame(frame)
 
 
 # --- throughput --------------------------------------------------------------------------------
+
 
 def throughput(n_rows: int, n_queries: int, n_cat: int, n_cont: int, gower_queries: int, anonymeter: bool):
     import numba
@@ -75,16 +76,18 @@ def throughput(n_rows: int, n_queries: int, n_cat: int, n_cont: int, gower_queri
     frame, query_frame = as_frame(table, known, known), as_frame(queries, known, known)
     cat_features = [c in table.categorical for c in frame.columns]
     some = query_frame.head(gower_queries)
-    seconds = _timed(lambda: [gower.gower_matrix(some.iloc[[i]], frame, cat_features=cat_features)
-                              for i in range(len(some))])
+    seconds = _timed(lambda: [gower.gower_matrix(some.iloc[[i]], frame, cat_features=cat_features) for i in range(len(some))])
     rows.append(("gower.gower_matrix", gower_queries, seconds, gower_queries * n_rows * len(known) / seconds))
 
     if anonymeter:
         result = run_anonymeter(query_frame, frame)
-        rows.append(("anonymeter MixedTypeKNeighbors (n_jobs=1)", result["queries"], result["seconds"],
-                     result["queries"] * n_rows * len(known) / result["seconds"]))
-    print(f"\n### Kernel throughput: {n_rows} anonymized rows x {len(known)} known columns "
-          f"({n_cat} categorical, {n_cont} continuous), {n_queries} queries, one core\n")
+        rows.append(
+            ("anonymeter MixedTypeKNeighbors (n_jobs=1)", result["queries"], result["seconds"], result["queries"] * n_rows * len(known) / result["seconds"])
+        )
+    print(
+        f"\n### Kernel throughput: {n_rows} anonymized rows x {len(known)} known columns "
+        f"({n_cat} categorical, {n_cont} continuous), {n_queries} queries, one core\n"
+    )
     print("| search | queries timed | seconds | cells/s | alc_dask speed-up |")
     print("|---|---|---|---|---|")
     for name, timed_queries, seconds, rate in rows:
@@ -100,13 +103,18 @@ def run_anonymeter(queries: pd.DataFrame, candidates: pd.DataFrame) -> dict:
         queries.to_parquet(Path(folder) / "queries.parquet")
         candidates.to_parquet(Path(folder) / "candidates.parquet")
         env = {**os.environ, "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-        out = subprocess.run([str(python), str(Path(__file__).with_name("peer_anonymeter.py")),
-                              f"{folder}/queries.parquet", f"{folder}/candidates.parquet"],
-                             check=True, capture_output=True, text=True, env=env)
+        out = subprocess.run(
+            [str(python), str(Path(__file__).with_name("peer_anonymeter.py")), f"{folder}/queries.parquet", f"{folder}/candidates.parquet"],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 # --- preparing a release ----------------------------------------------------------------------
+
 
 def release_frame(seed: int, n_rows: int, n_text: int, n_numbers: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
@@ -116,8 +124,7 @@ def release_frame(seed: int, n_rows: int, n_text: int, n_numbers: int) -> pd.Dat
 
 
 def prepare(row_counts, n_text: int, n_numbers: int):
-    print(f"\n### Preparing a release: `Release.load` of an original and an anonymized Parquet table, "
-          f"{n_text} text + {n_numbers} numeric columns each\n")
+    print(f"\n### Preparing a release: `Release.load` of an original and an anonymized Parquet table, {n_text} text + {n_numbers} numeric columns each\n")
     print("| rows per table | seconds | peak memory (MiB) |")
     print("|---|---|---|")
     for n_rows in row_counts:
@@ -138,6 +145,7 @@ def prepare_run(folder: str) -> dict:
 
 # --- scaling -----------------------------------------------------------------------------------
 
+
 def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: int, rows_per_partition: int) -> dict:
     """One measurement, in a fresh process so that peak memory is this run's own.
 
@@ -156,8 +164,7 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
     sizes = [min(rows_per_partition, n_rows - s) for s in range(0, n_rows, rows_per_partition)]
 
     def partitioned(blocks):
-        return PartitionedTable("anonymized", template.categorical, template.continuous,
-                                template.value_min, template.value_max, n_rows, tuple(blocks))
+        return PartitionedTable("anonymized", template.categorical, template.continuous, template.value_min, template.value_max, n_rows, tuple(blocks))
 
     with dask.config.set(scheduler="synchronous"):  # compile and import in this process
         best_matches(queries.rows(slice(0, 2)), [partitioned([template])], secret, known)
@@ -172,11 +179,12 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
 
     from distributed import Client, LocalCluster, get_task_stream, wait
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, memory_limit="10GiB") as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, memory_limit="10GiB") as cluster,
+        Client(cluster) as client,
+    ):
         client.run(lambda: best_matches(queries.rows(slice(0, 2)), [template], secret, known))
-        blocks = client.persist([dask.delayed(encoded_table)(SEED + i, size, n_cat, n_cont)
-                                 for i, size in enumerate(sizes)])
+        blocks = client.persist([dask.delayed(encoded_table)(SEED + i, size, n_cat, n_cont) for i, size in enumerate(sizes)])
         wait(blocks)
         with get_task_stream(client) as stream:
             start = time.perf_counter()
@@ -187,8 +195,7 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
     for task in stream.data:
         computing = sum(s["stop"] - s["start"] for s in task["startstops"] if s["action"] == "compute")
         busy[task["worker"]] = busy.get(task["worker"], 0.0) + computing
-    return {"seconds": seconds, "peak_mib": _peak_mib() + sum(worker_peaks.values()),
-            "busy": sorted(busy.values())}
+    return {"seconds": seconds, "peak_mib": _peak_mib() + sum(worker_peaks.values()), "busy": sorted(busy.values())}
 
 
 def scaling(row_counts, n_queries, n_cat, n_cont, rows_per_partition, worker_rows):
@@ -196,19 +203,29 @@ def scaling(row_counts, n_queries, n_cat, n_cont, rows_per_partition, worker_row
     results = {}
     for n_rows, workers in runs:
         results[n_rows, workers] = _run_self(
-            "--scaling-run", str(n_rows), str(workers), "--queries", str(n_queries), "--categorical", str(n_cat),
-            "--continuous", str(n_cont), "--rows-per-partition", str(rows_per_partition))
+            "--scaling-run",
+            str(n_rows),
+            str(workers),
+            "--queries",
+            str(n_queries),
+            "--categorical",
+            str(n_cat),
+            "--continuous",
+            str(n_cont),
+            "--rows-per-partition",
+            str(rows_per_partition),
+        )
     known = n_cat + n_cont
-    print(f"\n### Scaling: {n_queries} queries x {known} known columns ({n_cat} categorical, {n_cont} "
-          f"continuous), partitions of {rows_per_partition} rows\n")
-    print("| anonymized rows | where | seconds | seconds per 1e6 rows | cells/s | peak memory (MiB) "
-          "| kernel seconds per worker |")
+    print(f"\n### Scaling: {n_queries} queries x {known} known columns ({n_cat} categorical, {n_cont} continuous), partitions of {rows_per_partition} rows\n")
+    print("| anonymized rows | where | seconds | seconds per 1e6 rows | cells/s | peak memory (MiB) | kernel seconds per worker |")
     print("|---|---|---|---|---|---|---|")
     for (n_rows, workers), r in results.items():
         where = "in process, 1 thread" if workers == 0 else f"LocalCluster, {workers} worker(s) x 1 thread"
         busy = " / ".join(f"{b:.1f}" for b in r.get("busy", [])) or "-"
-        print(f"| {n_rows:.0e} | {where} | {r['seconds']:.2f} | {r['seconds'] / n_rows * 1e6:.3f} | "
-              f"{n_queries * n_rows * known / r['seconds']:.3g} | {r['peak_mib']:.0f} | {busy} |")
+        print(
+            f"| {n_rows:.0e} | {where} | {r['seconds']:.2f} | {r['seconds'] / n_rows * 1e6:.3f} | "
+            f"{n_queries * n_rows * known / r['seconds']:.3g} | {r['peak_mib']:.0f} | {busy} |"
+        )
     one, two = results[worker_rows, 1]["seconds"], results[worker_rows, 2]["seconds"]
     print(f"\nSpeed-up from 1 to 2 Dask workers on {worker_rows:.0e} rows: {one / two:.2f}x")
 
@@ -231,8 +248,7 @@ def _peak_mib() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000, 10_000_000],
-                        help="anonymized rows of the scaling runs")
+    parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000, 10_000_000], help="anonymized rows of the scaling runs")
     parser.add_argument("--queries", type=int, default=1000, help="queries of the scaling runs")
     parser.add_argument("--categorical", type=int, default=10, help="known categorical columns (scaling)")
     parser.add_argument("--continuous", type=int, default=10, help="known continuous columns (scaling)")
@@ -240,8 +256,7 @@ def main() -> None:
     parser.add_argument("--worker-rows", type=int, default=10_000_000, help="rows of the 1 vs 2 worker runs")
     parser.add_argument("--gower-queries", type=int, default=50, help="queries timed for the gower package")
     parser.add_argument("--no-anonymeter", action="store_true", help="skip the Anonymeter peer")
-    parser.add_argument("--prepare-rows", type=int, nargs="+", default=[1_000_000],
-                        help="rows per table when timing Release.load")
+    parser.add_argument("--prepare-rows", type=int, nargs="+", default=[1_000_000], help="rows per table when timing Release.load")
     parser.add_argument("--scaling-run", type=int, nargs=2, metavar=("ROWS", "WORKERS"), help=argparse.SUPPRESS)
     parser.add_argument("--prepare-run", metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -250,11 +265,9 @@ def main() -> None:
         return
     if args.scaling_run:
         n_rows, workers = args.scaling_run
-        print(json.dumps(scaling_run(n_rows, args.queries, args.categorical, args.continuous, workers,
-                                     args.rows_per_partition)))
+        print(json.dumps(scaling_run(n_rows, args.queries, args.categorical, args.continuous, workers, args.rows_per_partition)))
         return
-    print(f"# Search benchmark ({os.cpu_count()} cores; command: python benchmarks/bench_search.py "
-          f"{' '.join(sys.argv[1:])})")
+    print(f"# Search benchmark ({os.cpu_count()} cores; command: python benchmarks/bench_search.py {' '.join(sys.argv[1:])})")
     print(f"\nLoad average before: {_load()}")
     throughput(30_000, 500, 7, 7, args.gower_queries, not args.no_anonymeter)
     scaling(args.rows, args.queries, args.categorical, args.continuous, args.rows_per_partition, args.worker_rows)

@@ -21,7 +21,13 @@ def paper_attacks(datasets: list[str], per_dataset: int, approach: str = "ours",
         for entry in paper_entries(PAPER_DATA / "jobs.json", dataset, approach, per_dataset):
             for secret in paper_secrets(columns, entry["known_columns"]):
                 attacks.append(
-                    {"dataset_dir": str(PAPER_DATA / dataset), "release": release, "secret": secret, "known": entry["known_columns"], "job_num": entry["job_num"]}
+                    {
+                        "dataset_dir": str(PAPER_DATA / dataset),
+                        "release": release,
+                        "secret": secret,
+                        "known": entry["known_columns"],
+                        "job_num": entry["job_num"],
+                    }
                 )
     return attacks
 

@@ -21,8 +21,7 @@ def main(queries_path: str, candidates_path: str) -> None:
     start = time.perf_counter()
     search.kneighbors(queries)
     seconds = time.perf_counter() - start
-    print(json.dumps({"seconds": seconds, "queries": len(queries), "rows": len(candidates),
-                      "columns": candidates.shape[1]}))
+    print(json.dumps({"seconds": seconds, "queries": len(queries), "rows": len(candidates), "columns": candidates.shape[1]}))
 
 
 if __name__ == "__main__":

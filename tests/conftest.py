@@ -16,15 +16,17 @@ def random_table(rng: np.random.Generator, n_rows: int, missing: float = 0.1, ex
     coarse grid for some columns so that distance ties happen.
     """
     letters = list("abcd" + extra_letter)
-    table = pd.DataFrame({
-        "c0": rng.choice(letters, n_rows),
-        "c1": rng.choice(["x", "y"], n_rows),
-        "c2": rng.choice(letters, n_rows),
-        "k": rng.integers(1, 4, n_rows).astype(float),
-        "x0": rng.uniform(1, 100, n_rows),
-        "x1": rng.integers(1, 40, n_rows).astype(float),
-        "x2": rng.uniform(0.5, 2, n_rows).round(1),
-    })
+    table = pd.DataFrame(
+        {
+            "c0": rng.choice(letters, n_rows),
+            "c1": rng.choice(["x", "y"], n_rows),
+            "c2": rng.choice(letters, n_rows),
+            "k": rng.integers(1, 4, n_rows).astype(float),
+            "x0": rng.uniform(1, 100, n_rows),
+            "x1": rng.integers(1, 40, n_rows).astype(float),
+            "x2": rng.uniform(0.5, 2, n_rows).round(1),
+        }
+    )
     table["x1"] = table["x1"].where(np.arange(n_rows) % 2 == 0, table["x1"] + 0.5)
     for column in table.columns:
         table.loc[rng.random(n_rows) < missing, column] = np.nan

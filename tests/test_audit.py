@@ -18,7 +18,16 @@ def frame(rows):
 
 def test_changes_are_classified_against_the_previous_audit():
     before = frame([("a", "ok", 0.10, "safe"), ("b", "ok", 0.40, "safe"), ("c", "ok", 0.30, "safe"), ("d", "ok", 0.45, "safe"), ("e", "ok", 0.2, "safe")])
-    now = frame([("a", "ok", 0.12, "safe"), ("b", "ok", 0.55, "at risk"), ("c", "ok", 0.40, "safe"), ("d", "ok", 0.20, "safe"), ("e", "failed", np.nan, None), ("f", "ok", -0.1, "no loss")])
+    now = frame(
+        [
+            ("a", "ok", 0.12, "safe"),
+            ("b", "ok", 0.55, "at risk"),
+            ("c", "ok", 0.40, "safe"),
+            ("d", "ok", 0.20, "safe"),
+            ("e", "failed", np.nan, None),
+            ("f", "ok", -0.1, "no loss"),
+        ]
+    )
     diff = compare(now, before, worse_by=0.05)
     change = dict(zip(diff.table["scenario_id"], diff.table["change"].astype(str)))
     assert change == {"a": "same", "b": "worse", "c": "worse", "d": "better", "e": "failed", "f": "new"}
@@ -43,13 +52,17 @@ def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
     for name, table in make_demo_release(1000, seed=2).items():
         table.to_parquet(tmp_path / f"{name}.parquet")
     job = tmp_path / "audit.yaml"
-    job.write_text(yaml.safe_dump({
-        "name": "audit-test",
-        "release": {"name": "weak", "original": "original.parquet", "anonymized": ["weak.parquet"]},
-        "scenarios": [{"generate": "each_column", "secrets": ["income", "region"]}],
-        "baseline_settings": {"candidates": ["majority", "logistic_regression"], "trees": 10},
-        "output": "out",
-    }))
+    job.write_text(
+        yaml.safe_dump(
+            {
+                "name": "audit-test",
+                "release": {"name": "weak", "original": "original.parquet", "anonymized": ["weak.parquet"]},
+                "scenarios": [{"generate": "each_column", "secrets": ["income", "region"]}],
+                "baseline_settings": {"candidates": ["majority", "logistic_regression"], "trees": 10},
+                "output": "out",
+            }
+        )
+    )
     first = run_audit(job, workers=1, stamp="2025-01-01T000000Z", progress=False)
     second = run_audit(job, workers=1, stamp="2025-01-02T000000Z", progress=False)
     assert first.previous is None and second.previous == "2025-01-01T000000Z"
@@ -69,13 +82,18 @@ def test_an_audit_flags_a_serious_scenario_whatever_its_secret_is_named(tmp_path
     original.to_parquet(tmp_path / "original.parquet")
     original.to_parquet(tmp_path / "released.parquet")  # released unchanged: every row gives itself away
     job = tmp_path / "audit.yaml"
-    job.write_text(yaml.safe_dump({
-        "name": "audit-unsafe-name",
-        "release": {"name": "unchanged", "original": "original.parquet", "anonymized": ["released.parquet"]},
-        "scenarios": [{"secret": "âge", "known": ["age", "sex", "region", "hours_per_week", "married"]}],
-        "baseline_settings": {"candidates": ["majority", "logistic_regression"], "trees": 10},
-        "output": "out",
-    }, allow_unicode=True))
+    job.write_text(
+        yaml.safe_dump(
+            {
+                "name": "audit-unsafe-name",
+                "release": {"name": "unchanged", "original": "original.parquet", "anonymized": ["released.parquet"]},
+                "scenarios": [{"secret": "âge", "known": ["age", "sex", "region", "hours_per_week", "married"]}],
+                "baseline_settings": {"candidates": ["majority", "logistic_regression"], "trees": 10},
+                "output": "out",
+            },
+            allow_unicode=True,
+        )
+    )
     result = CliRunner().invoke(main, ["audit", str(job), "--workers", "1"])
     assert "FLAGGED" in result.output and result.exit_code != 0, result.output
     scores = read_scores(next((tmp_path / "out" / "audits" / "unchanged").iterdir()))

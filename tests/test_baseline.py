@@ -1,7 +1,6 @@
 """Baseline models: the one-to-one predictor, model selection, control blocks."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from alc_dask import Release
@@ -74,6 +73,7 @@ def test_training_rows_cap_subsamples():
     X = np.arange(1000, dtype=float)[:, None]
     y = np.arange(1000) % 3
     layout = FeatureLayout(("x",), np.array([False]), np.array([0]))
+
     def rows_seen(settings):
         forest = fit_without_block("random_forest", X, y, np.arange(10), layout, settings, seed=0)
         return forest.estimators_[0].tree_.weighted_n_node_samples[0]  # a bootstrap sample as large as the training set

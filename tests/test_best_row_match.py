@@ -28,8 +28,10 @@ def spec_attack(original, anonymized, kinds, secret, known, rows, bins=20):
         def label(values):
             return np.where(values.isna(), bins, np.clip(np.floor((values - low) / ((high - low) / bins)), 0, bins - 1))
     else:
+
         def label(values):
             return values.astype(object).where(values.notna(), None)
+
     results = []
     for row in rows:
         target, best, matched = original.iloc[row], np.inf, []
@@ -64,21 +66,22 @@ def spec_attack(original, anonymized, kinds, secret, known, rows, bins=20):
 def tables(make_table):
     rng = np.random.default_rng(5)
     original = make_table(rng, 40)
-    anonymized = [make_table(rng, 500, extra_letter="e"), make_table(rng, 300).drop(columns=["x0", "c1"]),
-                  make_table(rng, 200).drop(columns=["c2", "x2"])]
+    anonymized = [make_table(rng, 500, extra_letter="e"), make_table(rng, 300).drop(columns=["x0", "c1"]), make_table(rng, 200).drop(columns=["c2", "x2"])]
     return original, anonymized
 
 
-KINDS = {"c0": "categorical", "c1": "categorical", "c2": "categorical", "k": "categorical",
-         "x0": "continuous", "x1": "continuous", "x2": "continuous"}
+KINDS = {"c0": "categorical", "c1": "categorical", "c2": "categorical", "k": "categorical", "x0": "continuous", "x1": "continuous", "x2": "continuous"}
 
 
-@pytest.mark.parametrize(("secret", "known"), [
-    ("c2", ["c0", "c1", "k", "x0", "x1"]),
-    ("x2", ["c0", "x1"]),
-    ("x0", ["c1", "k", "x2"]),
-    ("k", ["x0"]),
-])
+@pytest.mark.parametrize(
+    ("secret", "known"),
+    [
+        ("c2", ["c0", "c1", "k", "x0", "x1"]),
+        ("x2", ["c0", "x1"]),
+        ("x0", ["c1", "k", "x2"]),
+        ("k", ["x0"]),
+    ],
+)
 def test_attack_equals_spec(tables, secret, known):
     original, anonymized = tables
     release = Release.load(original, anonymized, columns={"x2": "continuous"})
@@ -97,8 +100,7 @@ def test_attack_equals_spec(tables, secret, known):
 def test_partitions_and_batches_predict_the_same(tables):
     release = Release.load(tables[0], tables[1], columns={"x2": "continuous"})
     whole = BestRowMatch().predict(release, "x2", ["c0", "k", "x1"], np.arange(40))
-    split = BestRowMatch(batch_size=7, split_every=2).predict(partition(release, 37), "x2", ["c0", "k", "x1"],
-                                                              np.arange(40))
+    split = BestRowMatch(batch_size=7, split_every=2).predict(partition(release, 37), "x2", ["c0", "k", "x1"], np.arange(40))
     for a, b in zip(whole, split, strict=True):
         np.testing.assert_array_equal(a, b)
 
@@ -107,8 +109,9 @@ def test_release_survives_pickling(tables):
     """A prepared release is shipped to workers as it is."""
     release = Release.load(tables[0], tables[1], columns={"x2": "continuous"})
     shipped = pickle.loads(pickle.dumps(release))
-    for a, b in zip(BestRowMatch().predict(release, "x2", ["c0", "x0"], np.arange(40)),
-                    BestRowMatch().predict(shipped, "x2", ["c0", "x0"], np.arange(40)), strict=True):
+    for a, b in zip(
+        BestRowMatch().predict(release, "x2", ["c0", "x0"], np.arange(40)), BestRowMatch().predict(shipped, "x2", ["c0", "x0"], np.arange(40)), strict=True
+    ):
         np.testing.assert_array_equal(a, b)
 
 
@@ -137,13 +140,16 @@ def test_abstains_when_no_table_holds_secret_and_known(make_table):
     assert (predictions.codes == ABSTAINED).all() and (predictions.confidence == 0).all()
 
 
-@pytest.mark.parametrize(("secret", "known", "message"), [
-    ("c2", ["c0"], "secret 'c2' is in no anonymized table"),
-    ("c0", ["c2", "k"], "none of the known columns"),
-    ("c0", [], "no known columns"),
-    ("c0", ["c0", "c1"], "also a known column"),
-    ("nope", ["c1"], "unknown column 'nope'"),
-])
+@pytest.mark.parametrize(
+    ("secret", "known", "message"),
+    [
+        ("c2", ["c0"], "secret 'c2' is in no anonymized table"),
+        ("c0", ["c2", "k"], "none of the known columns"),
+        ("c0", [], "no known columns"),
+        ("c0", ["c0", "c1"], "also a known column"),
+        ("nope", ["c1"], "unknown column 'nope'"),
+    ],
+)
 def test_scenario_errors(make_table, secret, known, message):
     rng = np.random.default_rng(4)
     release = Release.load(make_table(rng, 20), [make_table(rng, 50)[["c0", "c1"]]])

@@ -20,7 +20,6 @@ from distributed import Client
 
 from alc_dask.cli import EXIT_BAD_INPUT, EXIT_CLUSTER_UNAVAILABLE, EXIT_INTERRUPTED, main
 from alc_dask.engine.cluster import CONNECT_TIMEOUT
-
 from alc_dask.synthetic import make_demo_release
 
 BIN = Path(sys.executable).parent
@@ -34,7 +33,9 @@ class Cluster:
         self.file = folder / "scheduler.json"
         self.processes = [self._start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(self.file))]
         self._wait(lambda: self.file.is_file(), "the scheduler file")
-        self.workers = [self._start("worker", "--scheduler-file", str(self.file), "--nthreads", "1", "--nworkers", "1", "--no-dashboard") for _ in range(workers)]
+        self.workers = [
+            self._start("worker", "--scheduler-file", str(self.file), "--nthreads", "1", "--nworkers", "1", "--no-dashboard") for _ in range(workers)
+        ]
         self.processes += self.workers
 
     def kill_worker(self) -> None:
@@ -125,7 +126,9 @@ def test_run_on_a_cluster_then_summarize_and_resume(cluster, tmp_path):
 def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path):
     job = write_job(tmp_path, ["income", "region", "education", "occupation", "age", "hours_per_week"], rows=2500)
     ids = planned_ids(job)
-    run = subprocess.Popen([str(BIN / "alc-dask"), "run", str(job), "--scheduler", str(cluster.file), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [str(BIN / "alc-dask"), "run", str(job), "--scheduler", str(cluster.file), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         scores_dir = tmp_path / "out" / "scores"
         Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= 2, "two finished scenarios", timeout=120)
@@ -149,7 +152,9 @@ def test_the_only_worker_restarted_by_its_nanny_mid_run_loses_no_scenario(tmp_pa
     try:
         job = write_job(tmp_path, ["income", "region", "education", "occupation"], rows=2500)
         ids = planned_ids(job)
-        run = subprocess.Popen([str(BIN / "alc-dask"), "run", str(job), "--scheduler", str(cluster.file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        run = subprocess.Popen(
+            [str(BIN / "alc-dask"), "run", str(job), "--scheduler", str(cluster.file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         try:
             scores_dir = tmp_path / "out" / "scores"
             Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= 1, "a finished scenario", timeout=120)
@@ -177,7 +182,9 @@ def test_ctrl_c_stops_a_local_run_cleanly_and_it_resumes(tmp_path):
     job = write_job(tmp_path, ["income", "region", "education", "occupation"], rows=2500)
     scores_dir = tmp_path / "out" / "scores"
     # A terminal's Ctrl-C reaches the whole foreground process group: the runner and its local workers.
-    run = subprocess.Popen([str(BIN / "alc-dask"), "run", str(job), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    run = subprocess.Popen(
+        [str(BIN / "alc-dask"), "run", str(job), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= 1, "a finished scenario", timeout=120)
         assert run.poll() is None, "the run finished before it could be interrupted"
@@ -287,7 +294,10 @@ def test_bad_schedulers_fail_in_one_line_without_traceback(tmp_path, kind):
     "content, message",
     [
         ("name: x\nrelease: [unclosed\n", "malformed YAML"),
-        ("name: x\nrelease: {original: o.csv, anonymized: [a.csv]}\nscenarios: [{generate: each_column}]\nsed: 3\n", "sed: Extra inputs are not permitted; got 3"),
+        (
+            "name: x\nrelease: {original: o.csv, anonymized: [a.csv]}\nscenarios: [{generate: each_column}]\nsed: 3\n",
+            "sed: Extra inputs are not permitted; got 3",
+        ),
         ("name: x\nrelease: {original: o.csv, anonymized: [a.csv]}\nscenarios: [{generate: each_column}]\n", "release.original: file"),
     ],
 )

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
+from test_cli_score import example_predictions
 
 from alc_dask import cli
 from alc_dask.cli import (
@@ -30,7 +31,6 @@ from alc_dask.engine import EngineError
 from alc_dask.engine.progress import Interrupted
 from alc_dask.report import compare
 from alc_dask.report.nightly import AuditOutcome
-from test_cli_score import example_predictions
 
 
 def invoke(*args):
@@ -194,7 +194,7 @@ def test_traceback_flag_shows_internal_errors_in_full(predictions, flag):
     assert ("Traceback (most recent call last)" in result.stderr) == bool(flag)
     assert "TypeError: unsupported operand" in result.stderr
     if flag:
-        assert 'in broken' in result.stderr  # the frame that raised
+        assert "in broken" in result.stderr  # the frame that raised
 
 
 def test_traceback_flag_shows_the_cause_of_bad_input(tmp_path):
@@ -215,7 +215,9 @@ def nightly_audit(tmp_path, codes: list[int]) -> tuple[subprocess.CompletedProce
     fake.write_text(f'#!/bin/sh\necho "$*" >> {tmp_path}/calls\ncode=$(head -n 1 {tmp_path}/codes)\nsed -i 1d {tmp_path}/codes\nexit "$code"\n')
     fake.chmod(0o755)
     environment = {**os.environ, "ALC_DASK": str(fake), "RETRIES": "2", "RETRY_AFTER": "0"}
-    result = subprocess.run([str(DEPLOY / "nightly-audit.sh"), "jobs/nightly.yaml", "--workers", "2"], capture_output=True, text=True, env=environment, check=False)
+    result = subprocess.run(
+        [str(DEPLOY / "nightly-audit.sh"), "jobs/nightly.yaml", "--workers", "2"], capture_output=True, text=True, env=environment, check=False
+    )
     calls = (tmp_path / "calls").read_text().splitlines()
     assert set(calls) == {"audit jobs/nightly.yaml --workers 2"}
     return result, len(calls)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from test_cli_engine import Cluster, alc_dask
 
 from alc_dask.synthetic import make_demo_release
-from test_cli_engine import Cluster, alc_dask
 
 TOY = Path(__file__).with_name("toy_family")
 

@@ -187,10 +187,14 @@ def test_plan_and_run_reject_the_same_jobs_before_a_cluster_starts(folder, no_cl
 
 
 def fake_jobs_file(folder, entries=None):
-    entries = entries if entries is not None else [
-        {"approach": "ours", "dataset": "adult.parquet", "known_columns": ["age", "sex"], "job_num": 0},
-        {"approach": "prior", "dataset": "census.parquet", "known_columns": ["age"], "job_num": 1},
-    ]
+    entries = (
+        entries
+        if entries is not None
+        else [
+            {"approach": "ours", "dataset": "adult.parquet", "known_columns": ["age", "sex"], "job_num": 0},
+            {"approach": "prior", "dataset": "census.parquet", "known_columns": ["age"], "job_num": 1},
+        ]
+    )
     path = folder / "jobs.json"
     path.write_text(json.dumps(entries) if not isinstance(entries, str) else entries)
     return path
@@ -304,7 +308,9 @@ def test_an_audit_of_a_job_expanding_to_nothing_fails(folder, no_cluster):
 
 def test_yaml_alias_expansion_is_bounded(tmp_path):
     bomb = tmp_path / "bomb.yaml"
-    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"] + [f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}]" for a, b in zip("abcdefgh", "bcdefghi")]
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"] + [
+        f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}]" for a, b in zip("abcdefgh", "bcdefghi")
+    ]
     bomb.write_text("\n".join(lines) + "\n")  # 10**9 values once expanded
     assert len(bomb.read_bytes()) < 800
     with pytest.raises(JobSpecError, match=f"{bomb}: .*aliases expand this document to [0-9,]{{13}} values, more than the 100,000 allowed"):
@@ -322,8 +328,10 @@ def test_small_aliases_and_merges_load(tmp_path):
     assert "*id001" in path.read_text()
     assert load_job(path).scenarios[1].secrets == shared
     merge = tmp_path / "merge.yaml"
-    merge.write_text("name: t\nrelease: {original: o.csv, anonymized: [a.csv]}\n"
-                     "scenarios: [&each {generate: each_column, secrets: [income]}, {<<: *each, secrets: [region]}]\n")
+    merge.write_text(
+        "name: t\nrelease: {original: o.csv, anonymized: [a.csv]}\n"
+        "scenarios: [&each {generate: each_column, secrets: [income]}, {<<: *each, secrets: [region]}]\n"
+    )
     assert [s.secrets for s in load_job(merge).scenarios] == [["income"], ["region"]]  # a merged key may be overridden
 
 
@@ -353,7 +361,9 @@ def test_release_and_job_names_must_be_safe_path_components(tmp_path, name):
     assert "name" in message
 
 
-@pytest.mark.parametrize("anonymized, label", [("weak.parquet", "weak"), ("dir/Région sûre.parquet", "R_gion_s_re"), ("..parquet", "release"), ("s3://bucket/x.y.parquet", "x")])
+@pytest.mark.parametrize(
+    "anonymized, label", [("weak.parquet", "weak"), ("dir/Région sûre.parquet", "R_gion_s_re"), ("..parquet", "release"), ("s3://bucket/x.y.parquet", "x")]
+)
 def test_the_label_from_a_file_stem_is_a_safe_name(anonymized, label):
     spec = validate_job({**BASE, "release": {"original": "o.parquet", "anonymized": [anonymized]}})
     assert spec.release.label == label

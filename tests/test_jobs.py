@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from alc_dask import Release
-from alc_dask.jobs import JobSpecError, check_files, expand, load_job, paper_secrets, scenario_id, scenario_seed, unique_share, validate_job
 from alc_dask.families.alc import AlcFamily, AttackSpec
+from alc_dask.jobs import JobSpecError, check_files, expand, load_job, paper_secrets, scenario_id, scenario_seed, unique_share, validate_job
 from alc_dask.synthetic import make_population
 
 BASE = {"name": "t", "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]}, "scenarios": [{"generate": "each_column"}]}
@@ -140,7 +140,12 @@ def test_ids_start_with_a_letter_or_digit_whatever_the_column_name(secret, prefi
 
 
 def test_explicit_scenarios_keep_their_own_settings_and_duplicates_are_dropped(release):
-    explicit = {"secret": "income", "known": ["age", "sex"], "baseline": "prior", "targets": {"conditions": [{"column": "income", "op": "top_quantile", "value": 0.1}]}}
+    explicit = {
+        "secret": "income",
+        "known": ["age", "sex"],
+        "baseline": "prior",
+        "targets": {"conditions": [{"column": "income", "op": "top_quantile", "value": 0.1}]},
+    }
     spec = validate_job({**BASE, "scenarios": [explicit, explicit, {"secret": "income", "known": ["sex", "age"], "baseline": "prior"}]})
     scenarios = expand(spec, release)
     assert len(scenarios) == 2  # the repeat is dropped; without targets it is another scenario
@@ -158,7 +163,9 @@ def test_paper_secrets_match_the_papers_global_shuffle():
 def test_paper_protocol_on_adult(shared_data):
     paper = shared_data / "alc-paper"
     release = Release.load(paper / "adult" / "original.parquet", [paper / "adult" / "weak.parquet"])
-    spec = validate_job({**BASE, "scenarios": [{"generate": "paper", "jobs_file": str(paper / "jobs.json"), "dataset": "adult", "approach": "prior", "entries": 3}]})
+    spec = validate_job(
+        {**BASE, "scenarios": [{"generate": "paper", "jobs_file": str(paper / "jobs.json"), "dataset": "adult", "approach": "prior", "entries": 3}]}
+    )
     scenarios = expand(spec, release)
     entries = [e for e in json.loads((paper / "jobs.json").read_text()) if e["approach"] == "prior" and e["dataset"] == "adult.parquet"][:3]
     expected = {(s, tuple(e["known_columns"])) for e in entries for s in paper_secrets(list(release.columns), e["known_columns"])}

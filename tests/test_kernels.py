@@ -30,6 +30,7 @@ def brute_force(q_codes, q_values, q_low, q_span, codes, values, secret, n_codes
 def random_block(rng, n_queries, n_rows, n_cat, n_cont, cardinality, missing):
     def with_missing(a):
         return np.where(rng.random(a.shape) < missing, np.nan, a)
+
     q_codes = rng.integers(0, cardinality, (n_queries, n_cat)).astype(np.int32)
     codes = rng.integers(0, cardinality, (n_cat, n_rows)).astype(np.int32)
     q_values = with_missing(rng.integers(0, 6, (n_queries, n_cont)) / 5)
@@ -46,7 +47,8 @@ def test_kernel_equals_brute_force(seed):
     q_codes, q_values, q_low, q_span, codes, values = random_block(rng, 40, 3000, n_cat, n_cont, 3, 0.15)
     secret = rng.integers(0, 5, 3000).astype(np.int32)
     distance, histogram = best_match_histograms(
-        q_codes, q_values, q_low, q_span, np.ones_like(q_span), codes, values, np.arange(n_cat), np.arange(n_cont), secret, 5)
+        q_codes, q_values, q_low, q_span, np.ones_like(q_span), codes, values, np.arange(n_cat), np.arange(n_cont), secret, 5
+    )
     expected_distance, expected_histogram = brute_force(q_codes, q_values, q_low, q_span, codes, values, secret, 5)
     np.testing.assert_array_equal(distance, expected_distance)
     np.testing.assert_array_equal(histogram, expected_histogram)
@@ -55,8 +57,12 @@ def test_kernel_equals_brute_force(seed):
 
 @settings(max_examples=60, deadline=None)
 @given(
-    n_queries=st.integers(1, 6), n_rows=st.integers(0, 2500), n_cat=st.integers(0, 3),
-    n_cont=st.integers(0, 3), cardinality=st.integers(1, 4), missing=st.sampled_from([0.0, 0.3]),
+    n_queries=st.integers(1, 6),
+    n_rows=st.integers(0, 2500),
+    n_cat=st.integers(0, 3),
+    n_cont=st.integers(0, 3),
+    cardinality=st.integers(1, 4),
+    missing=st.sampled_from([0.0, 0.3]),
     seed=st.integers(0, 2**32 - 1),
 )
 def test_kernel_equals_brute_force_on_any_shape(n_queries, n_rows, n_cat, n_cont, cardinality, missing, seed):
@@ -67,7 +73,8 @@ def test_kernel_equals_brute_force_on_any_shape(n_queries, n_rows, n_cat, n_cont
     q_codes, q_values, q_low, q_span, codes, values = block
     secret = rng.integers(0, 3, n_rows).astype(np.int32)
     distance, histogram = best_match_histograms(
-        q_codes, q_values, q_low, q_span, np.ones_like(q_span), codes, values, np.arange(n_cat), np.arange(n_cont), secret, 3)
+        q_codes, q_values, q_low, q_span, np.ones_like(q_span), codes, values, np.arange(n_cat), np.arange(n_cont), secret, 3
+    )
     if n_rows == 0:
         assert np.isinf(distance).all() and histogram.sum() == 0
         return
@@ -82,18 +89,27 @@ def test_kernel_picks_known_columns_only():
     secret = rng.integers(0, 3, 600).astype(np.int32)
     cat, cont = np.array([3, 1]), np.array([2])
     distance, histogram = best_match_histograms(
-        q_codes[:, cat], q_values[:, cont], q_low[:, cont], q_span[:, cont], np.ones((10, 1)), codes, values, cat, cont, secret,
-        3)
-    expected = brute_force(q_codes[:, cat], q_values[:, cont], q_low[:, cont], q_span[:, cont], codes[cat],
-                           values[cont], secret, 3)
+        q_codes[:, cat], q_values[:, cont], q_low[:, cont], q_span[:, cont], np.ones((10, 1)), codes, values, cat, cont, secret, 3
+    )
+    expected = brute_force(q_codes[:, cat], q_values[:, cont], q_low[:, cont], q_span[:, cont], codes[cat], values[cont], secret, 3)
     np.testing.assert_array_equal(distance, expected[0])
     np.testing.assert_array_equal(histogram, expected[1])
 
 
 def test_empty_block_matches_nothing():
     distance, histogram = best_match_histograms(
-        np.zeros((3, 1), np.int32), np.zeros((3, 0)), np.zeros((3, 0)), np.zeros((3, 0)), np.ones((3, 0)), np.zeros((1, 0), np.int32),
-        np.zeros((0, 0)), np.arange(1), np.arange(0), np.zeros(0, np.int32), 4)
+        np.zeros((3, 1), np.int32),
+        np.zeros((3, 0)),
+        np.zeros((3, 0)),
+        np.zeros((3, 0)),
+        np.ones((3, 0)),
+        np.zeros((1, 0), np.int32),
+        np.zeros((0, 0)),
+        np.arange(1),
+        np.arange(0),
+        np.zeros(0, np.int32),
+        4,
+    )
     assert np.isinf(distance).all() and histogram.sum() == 0
 
 
@@ -129,10 +145,8 @@ def test_a_halved_column_measures_as_if_its_values_were_halved_first():
     queries = (values[:, :4].T * 0.5 - low) / span
     secret = rng.integers(0, 3, 500).astype(np.int32)
     common = (np.zeros((4, 0), np.int32), queries, low, span)
-    halved = best_match_histograms(*common, np.full((4, 1), 0.5), np.zeros((0, 500), np.int32), values,
-                                   np.arange(0), np.arange(1), secret, 3)
-    expected = best_match_histograms(*common, np.ones((4, 1)), np.zeros((0, 500), np.int32), values * 0.5,
-                                     np.arange(0), np.arange(1), secret, 3)
+    halved = best_match_histograms(*common, np.full((4, 1), 0.5), np.zeros((0, 500), np.int32), values, np.arange(0), np.arange(1), secret, 3)
+    expected = best_match_histograms(*common, np.ones((4, 1)), np.zeros((0, 500), np.int32), values * 0.5, np.arange(0), np.arange(1), secret, 3)
     np.testing.assert_array_equal(halved[0], expected[0])
     np.testing.assert_array_equal(halved[1], expected[1])
     np.testing.assert_array_equal(halved[0], 0.0)

@@ -38,9 +38,13 @@ def test_rows_at_equal_distance_are_ranked_at_random_not_by_row_number():
     would make them pick the same k rows and link every target; drawn apart per half, they link
     about as often as the random baseline."""
     rng = np.random.default_rng(0)
-    members = pd.DataFrame({"a": rng.choice(list("xyz"), 400), "b": rng.choice(list("uv"), 400), "c": rng.choice(list("pq"), 400), "d": rng.choice(list("rs"), 400)})
+    members = pd.DataFrame(
+        {"a": rng.choice(list("xyz"), 400), "b": rng.choice(list("uv"), 400), "c": rng.choice(list("pq"), 400), "d": rng.choice(list("rs"), 400)}
+    )
     flat = pd.DataFrame({column: [members[column].iloc[0]] * 400 for column in members.columns})
-    result = Linkability(aux_cols=[["a", "b"], ["c", "d"]], n_neighbors=5, n_attacks=400).evaluate(Release.load(members, [flat], control=members), seed=1).measures
+    result = (
+        Linkability(aux_cols=[["a", "b"], ["c", "d"]], n_neighbors=5, n_attacks=400).evaluate(Release.load(members, [flat], control=members), seed=1).measures
+    )
     assert result["attack_rate"] < 0.2
     assert abs(result["attack_rate"] - result["baseline_rate"]) < 0.1
 

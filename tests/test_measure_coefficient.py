@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from alc_dask.measure import (
     RiskThresholds,
     alc,
-    pretargeted_scale,
     prc,
+    pretargeted_scale,
     recall_pretargeted,
     recall_random,
     risk_label,

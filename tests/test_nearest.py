@@ -18,11 +18,12 @@ CONTINUOUS = ["x0", "x1"]
 def random_tables(rng, n_queries, n_rows, missing=0.15):
     """Queries and candidates with few categories and continuous values on a coarse grid (many ties),
     the candidates' columns in another order than the queries'."""
+
     def table(name, n, order):
         codes = {c: rng.integers(0, 3, n).astype(np.int32) for c in CATEGORICAL}
         values = {c: np.where(rng.random(n) < missing, np.nan, rng.integers(0, 5, n) * 0.5) for c in CONTINUOUS}
-        return EncodedTable.build(name, {c: codes[c] for c in order(CATEGORICAL)},
-                                  {c: values[c] for c in order(CONTINUOUS)})
+        return EncodedTable.build(name, {c: codes[c] for c in order(CATEGORICAL)}, {c: values[c] for c in order(CONTINUOUS)})
+
     return table("queries", n_queries, list), table("candidates", n_rows, lambda c: c[::-1])
 
 
@@ -52,12 +53,15 @@ def assert_same(actual, expected):
     np.testing.assert_array_equal(actual[1], expected[1])
 
 
-@pytest.mark.parametrize(("seed", "columns", "k"), [
-    (0, ["x1", "c0", "x0", "c2", "c1"], 10),
-    (1, ["c1", "c0"], 7),
-    (2, ["x0"], 25),
-    (3, ["x1", "c2"], 1),
-])
+@pytest.mark.parametrize(
+    ("seed", "columns", "k"),
+    [
+        (0, ["x1", "c0", "x0", "c2", "c1"], 10),
+        (1, ["c1", "c0"], 7),
+        (2, ["x0"], 25),
+        (3, ["x1", "c2"], 1),
+    ],
+)
 def test_equals_brute_force_with_ties(seed, columns, k):
     queries, candidates = random_tables(np.random.default_rng(seed), 60, 5000)
     actual = k_nearest(queries, candidates, columns, k)
@@ -70,22 +74,36 @@ def test_equals_gower_package():
     rng = np.random.default_rng(5)
 
     def frame(n):  # no missing values: `gower` counts two missing categories as a mismatch
-        return pd.DataFrame({"c": rng.choice(list("abc"), n).astype(object), "x": rng.uniform(1, 50, n),
-                             "y": rng.uniform(-3, 8, n), "d": rng.choice(list("pq"), n).astype(object)})
+        return pd.DataFrame(
+            {
+                "c": rng.choice(list("abc"), n).astype(object),
+                "x": rng.uniform(1, 50, n),
+                "y": rng.uniform(-3, 8, n),
+                "d": rng.choice(list("pq"), n).astype(object),
+            }
+        )
+
     release = Release.load(frame(40), frame(900), columns={"x": "continuous", "y": "continuous"})
     original, anonymized = release.original, release.anonymized[0]
     distances, indices = k_nearest(original, anonymized, ["c", "x", "y", "d"], 8)
     columns = ["c", "x", "y", "d"]  # `gower` takes the range over both tables, as Anonymeter does
-    expected = gower.gower_matrix(frame_of(release, original, columns), frame_of(release, anonymized, columns),
-                                  cat_features=[c in original.categorical for c in columns])
+    expected = gower.gower_matrix(
+        frame_of(release, original, columns), frame_of(release, anonymized, columns), cat_features=[c in original.categorical for c in columns]
+    )
     np.testing.assert_allclose(distances, np.sort(expected, axis=1)[:, :8], atol=1e-6)
     np.testing.assert_allclose(distances, np.take_along_axis(expected, indices, axis=1), atol=1e-6)
 
 
 def frame_of(release, table, columns):
     """The table's rows decoded, categories as Python objects (what `gower` compares)."""
-    return pd.DataFrame({c: pd.Series(release.decode(c, table.codes[table.categorical.index(c)]), dtype=object)
-                         if c in table.categorical else table.values[table.continuous.index(c)] for c in columns})
+    return pd.DataFrame(
+        {
+            c: pd.Series(release.decode(c, table.codes[table.categorical.index(c)]), dtype=object)
+            if c in table.categorical
+            else table.values[table.continuous.index(c)]
+            for c in columns
+        }
+    )
 
 
 @pytest.mark.parametrize("rows_per_partition", [1, 7, 1000])
@@ -111,10 +129,8 @@ def test_fewer_rows_than_k_are_padded(rows_per_partition):
 def test_missing_value_is_a_category_of_its_own():
     """Two missing values match, missing against present is a full mismatch, continuous or not."""
     missing_code = 9
-    queries = EncodedTable.build("q", {"c": np.array([missing_code, 0], dtype=np.int32)},
-                                 {"x": np.array([np.nan, 4.0])})
-    candidates = EncodedTable.build("t", {"c": np.array([missing_code, 0, missing_code, 0], dtype=np.int32)},
-                                    {"x": np.array([np.nan, np.nan, 0.0, 2.0])})
+    queries = EncodedTable.build("q", {"c": np.array([missing_code, 0], dtype=np.int32)}, {"x": np.array([np.nan, 4.0])})
+    candidates = EncodedTable.build("t", {"c": np.array([missing_code, 0, missing_code, 0], dtype=np.int32)}, {"x": np.array([np.nan, np.nan, 0.0, 2.0])})
     distances, indices = k_nearest(queries, candidates, ["c", "x"], 4)
     np.testing.assert_array_equal(indices, [[0, 1, 2, 3], [3, 1, 0, 2]])
     np.testing.assert_array_equal(distances, [[0.0, 0.5, 0.5, 1.0], [0.25, 0.5, 1.0, 1.0]])
@@ -150,7 +166,9 @@ def test_local_cluster_equals_in_process():
     queries, candidates = random_tables(np.random.default_rng(4), 25, 2000)
     columns = ["x0", "c2", "x1", "c0"]
     expected = k_nearest(queries, candidates, columns, 6)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address="127.0.0.1:0") as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
+        distributed.Client(cluster) as client,
+    ):
         on_cluster = k_nearest(queries, partition_table(candidates, 97, client=client), columns, 6, client=client)
     assert_same(on_cluster, expected)

@@ -121,6 +121,7 @@ def test_real_release_with_five_anonymized_tables(shared_data):
 
 # --- bad input -------------------------------------------------------------------------------
 
+
 def test_unreadable_file(frames, tmp_path):
     (tmp_path / "broken.parquet").write_text("not parquet")
     with pytest.raises(ReleaseError, match=r"broken\.parquet: cannot read parquet"):
@@ -160,8 +161,7 @@ def test_empty_tables(frames, tmp_path):
 
 def test_column_that_cannot_be_typed(frames, tmp_path):
     original, anonymized, _ = frames
-    anonymized.assign(k=anonymized["k"].astype(object).where(anonymized["k"] != 2.0, "two")).to_csv(
-        tmp_path / "text.csv", index=False)
+    anonymized.assign(k=anonymized["k"].astype(object).where(anonymized["k"] != 2.0, "two")).to_csv(tmp_path / "text.csv", index=False)
     expected = r"column 'k' cannot be typed consistently: numbers in original but text in .*text\.csv \(e\.g\. 'two'\)"
     with pytest.raises(ReleaseError, match=expected):
         Release.load(original, [tmp_path / "text.csv"])

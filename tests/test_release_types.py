@@ -51,8 +51,7 @@ def test_18_digit_ids_keep_distinct_codes(tmp_path, fmt, with_missing, kind):
         assert len(np.unique(codes)) == 40, "every account id keeps its own code"
         np.testing.assert_array_equal(codes, codes_of(release.anonymized[0], "account"))
         decoded = release.decode("account", codes)
-        assert [v for i, v in enumerate(decoded) if not (with_missing and i == 5)] == \
-            [int(v) for i, v in enumerate(ACCOUNTS) if not (with_missing and i == 5)]
+        assert [v for i, v in enumerate(decoded) if not (with_missing and i == 5)] == [int(v) for i, v in enumerate(ACCOUNTS) if not (with_missing and i == 5)]
     else:  # continuous: distances need floats only
         assert release.original.values[release.original.continuous.index("account")][0] == float(ACCOUNTS[0])
 
@@ -151,6 +150,7 @@ def test_bins_spread_any_finite_range(low, high):
 
 # --- datetimes -------------------------------------------------------------------------------
 
+
 def dated(n=30, tz=None, unit="ns"):
     rng = np.random.default_rng(8)
     when = pd.Series(pd.to_datetime("2021-03-01") + pd.to_timedelta(rng.integers(0, 10**6, n), unit="s")).dt.as_unit(unit)
@@ -192,6 +192,7 @@ def test_an_unused_datetime_column_does_not_block_an_attack():
 
 
 # --- files -----------------------------------------------------------------------------------
+
 
 def test_duplicate_parquet_column_names(tmp_path):
     table = pa.Table.from_arrays([pa.array([1, 2]), pa.array([3, 4]), pa.array([5, 6])], names=["a", "b", "a"])

@@ -9,12 +9,21 @@ import pytest
 
 from alc_dask.results import ResultsError, ResultStore, read_predictions, read_scores
 
-MANIFEST = {"job": "j", "release": "r", "fingerprint": "abc", "settings": {"seed": 0, "halting": {"max_pairs": 5, "min_pairs": 1}}, "data": {"release.original": "sha256:1"}, "alc_dask": "1.0"}
+MANIFEST = {
+    "job": "j",
+    "release": "r",
+    "fingerprint": "abc",
+    "settings": {"seed": 0, "halting": {"max_pairs": 5, "min_pairs": 1}},
+    "data": {"release.original": "sha256:1"},
+    "alc_dask": "1.0",
+}
 A, B, C = "a-000000000a", "b-000000000b", "c-000000000c"
 
 
 def scores_row(scenario, status="ok", alc=0.5):
-    return pd.DataFrame([{"scenario_id": scenario, "status": status, "alc": alc if status == "ok" else None, "base_n": 10, "error": None if status == "ok" else "boom"}])
+    return pd.DataFrame(
+        [{"scenario_id": scenario, "status": status, "alc": alc if status == "ok" else None, "base_n": 10, "error": None if status == "ok" else "boom"}]
+    )
 
 
 def predictions(scenario, n=3):

@@ -41,8 +41,7 @@ def test_several_tables_reduce_like_one_at_a_time(release):
     both = best_matches(release.original, release.anonymized, secret, KNOWN)
     first, second = (best_matches(release.original, [t], secret, KNOWN) for t in release.anonymized)
     np.testing.assert_array_equal(both.distance, np.minimum(first.distance, second.distance))
-    expected = (first.histogram * (first.distance == both.distance)[:, None]
-                + second.histogram * (second.distance == both.distance)[:, None])
+    expected = first.histogram * (first.distance == both.distance)[:, None] + second.histogram * (second.distance == both.distance)[:, None]
     np.testing.assert_array_equal(both.histogram, expected)
     assert (first.distance != second.distance).any() and (first.distance == second.distance).any()
 
@@ -66,8 +65,10 @@ def test_query_batch_does_not_change_a_query(release):
 def test_local_cluster_equals_in_process(release):
     distributed = pytest.importorskip("distributed")
     expected = best_matches(release.original, release.anonymized, release.column("x2"), KNOWN)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         parts = partition(release, 97, client=client)
         on_cluster = best_matches(parts.original, parts.anonymized, parts.column("x2"), KNOWN, client=client)
     assert_same(expected, on_cluster)

@@ -22,8 +22,16 @@ def brute_force_counts(predicates: Predicates, rows: RowMatrix) -> np.ndarray:
                 continue
             x = rows.rows[:, column]
             present = ~np.isnan(x)
-            mask &= {IS_NULL: ~present, NOT_NULL: present, EQ: present & (x == value), NE: present & (x != value), LT: present & (x < value),
-                     LE: present & (x <= value), 4: present & (x > value), GE: present & (x >= value)}[op]
+            mask &= {
+                IS_NULL: ~present,
+                NOT_NULL: present,
+                EQ: present & (x == value),
+                NE: present & (x != value),
+                LT: present & (x < value),
+                LE: present & (x <= value),
+                4: present & (x > value),
+                GE: present & (x >= value),
+            }[op]
         counts.append(min(int(mask.sum()), 2))
     return np.array(counts)
 

@@ -44,8 +44,7 @@ class BestRowMatch:
         self.batch_size = batch_size
         self.split_every = split_every
 
-    def predict(self, release: Release, secret: str, known: Sequence[str], target_rows,
-                source: str = "original", client=None) -> Predictions:
+    def predict(self, release: Release, secret: str, known: Sequence[str], target_rows, source: str = "original", client=None) -> Predictions:
         """Predictions for the rows `target_rows` of the original (or `source="control"`) table.
 
         Raises `ScenarioError` when the scenario does not fit the release (see
@@ -61,8 +60,7 @@ class BestRowMatch:
         codes, confidence = [np.empty(0, dtype=np.int32)], [np.empty(0)]
         for start in range(0, targets.n_rows, self.batch_size):
             batch = targets.rows(slice(start, start + self.batch_size))
-            matches = best_matches(batch, tables, release.column(secret), known_names, client=client,
-                                   split_every=self.split_every)
+            matches = best_matches(batch, tables, release.column(secret), known_names, client=client, split_every=self.split_every)
             modal_code = matches.histogram.argmax(axis=1).astype(np.int32)
             modal = np.take_along_axis(matches.histogram, modal_code[:, None], axis=1)[:, 0]
             codes.append(modal_code)

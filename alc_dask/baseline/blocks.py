@@ -20,9 +20,7 @@ def block_size(n_rows: int) -> int:
     return min(MAX_BLOCK, int(BLOCK_SHARE * n_rows) + 1)
 
 
-def fit_without_block(
-    model_name: str, X: np.ndarray, y: np.ndarray, block: np.ndarray, layout: FeatureLayout, settings: BaselineSettings, seed: int
-):
+def fit_without_block(model_name: str, X: np.ndarray, y: np.ndarray, block: np.ndarray, layout: FeatureLayout, settings: BaselineSettings, seed: int):
     """The chosen model fitted on every original row except the block's."""
     outside = np.ones(len(y), dtype=bool)
     outside[block] = False

@@ -26,7 +26,6 @@ class FeatureLayout:
 
     def matrix(self, table: EncodedTable) -> np.ndarray:
         columns = [
-            table.codes[table.categorical.index(c)] if is_cat else table.values[table.continuous.index(c)]
-            for c, is_cat in zip(self.known, self.categorical)
+            table.codes[table.categorical.index(c)] if is_cat else table.values[table.continuous.index(c)] for c, is_cat in zip(self.known, self.categorical)
         ]
         return np.column_stack(columns).astype(np.float64)

@@ -41,9 +41,7 @@ def _extra_trees(layout, trees, seed):
 
 def _hist_gradient_boosting(layout, trees, seed):
     native = layout.categorical & (layout.n_codes <= HGB_MAX_CATEGORIES)
-    return HistGradientBoostingClassifier(
-        max_iter=500, early_stopping=True, categorical_features=native if native.any() else None, random_state=seed
-    )
+    return HistGradientBoostingClassifier(max_iter=500, early_stopping=True, categorical_features=native if native.any() else None, random_state=seed)
 
 
 def _logistic_regression(layout, trees, seed):

@@ -27,6 +27,7 @@ def table_format(path: str) -> str:
         return _FORMATS[suffixes[-1]]
     raise ReleaseError(f"{path}: unknown table format; expected a .csv or .parquet file")
 
+
 def read_table(source: str | os.PathLike | pd.DataFrame, name: str) -> pd.DataFrame:
     """Read one table and check its shape; `name` is used in error messages.
 

@@ -82,15 +82,10 @@ def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | Non
                 text[table] = series
         elif inferred in ("mixed-integer", "mixed") and _numbers_and_text(series):
             if kind is not ColumnKind.CATEGORICAL:
-                raise ReleaseError(
-                    f"{table}: column {column!r} mixes numbers and text; declare it categorical in "
-                    "`columns` to treat every value as text"
-                )
+                raise ReleaseError(f"{table}: column {column!r} mixes numbers and text; declare it categorical in `columns` to treat every value as text")
             text[table] = series.map(_as_text, na_action="ignore")
         else:
-            raise ReleaseError(
-                f"{table}: column {column!r} holds values that are neither numbers nor text ({inferred})"
-            )
+            raise ReleaseError(f"{table}: column {column!r} holds values that are neither numbers nor text ({inferred})")
     if text and any(inferred_types[t] in TIME_TYPES for t in numbers):
         for table in [t for t in text if parses_as_datetimes(text[t])]:
             numbers[table], inferred_types[table] = text.pop(table), "datetime text"
@@ -108,13 +103,10 @@ def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | Non
     return unify({table: numbers_of(column, table, series, inferred_types[table]) for table, series in parts.items()}), True
 
 
-def infer_kind(column: str, typed: dict[str, pd.Series], numeric: bool, kind: ColumnKind | None,
-               max_categories: int = MAX_CATEGORIES) -> ColumnKind:
+def infer_kind(column: str, typed: dict[str, pd.Series], numeric: bool, kind: ColumnKind | None, max_categories: int = MAX_CATEGORIES) -> ColumnKind:
     if kind is ColumnKind.CONTINUOUS and not numeric:
         table, series = next((t, s) for t, s in typed.items() if _first_non_number(s) is not None)
-        raise ReleaseError(
-            f"{table}: column {column!r} is declared continuous but holds text (e.g. {_first_non_number(series)!r})"
-        )
+        raise ReleaseError(f"{table}: column {column!r} is declared continuous but holds text (e.g. {_first_non_number(series)!r})")
     if kind is not None:
         return kind
     if not numeric:
@@ -125,8 +117,7 @@ def infer_kind(column: str, typed: dict[str, pd.Series], numeric: bool, kind: Co
     return ColumnKind.CONTINUOUS if many else ColumnKind.CATEGORICAL
 
 
-def build_column(column: str, kind: ColumnKind, typed: dict[str, pd.Series], numeric: bool,
-                 released: list[str]) -> Column:
+def build_column(column: str, kind: ColumnKind, typed: dict[str, pd.Series], numeric: bool, released: list[str]) -> Column:
     """The code table (over every table, control included) or the secret's bins (over the
     original and the anonymized tables, named in `released`)."""
     if kind is ColumnKind.CATEGORICAL:

@@ -89,16 +89,19 @@ class IgnoreInterrupts(WorkerPlugin):
 
 @contextmanager
 def _local_client(workers: int) -> Iterator[Client]:
-    with LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        # The scheduler serves HTTP (health, metrics) even without a dashboard, by default on 8787:
-        # a random local port never collides with another cluster's dashboard.
-        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        silence_logs=logging.ERROR,
-    ) as cluster, Client(cluster, set_as_default=False) as client:
+    with (
+        LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            # The scheduler serves HTTP (health, metrics) even without a dashboard, by default on 8787:
+            # a random local port never collides with another cluster's dashboard.
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
         client.register_plugin(IgnoreInterrupts())
         yield client
 

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from alc_dask.attacks.registry import build_attack
 from alc_dask.baseline import BaselineSettings
 from alc_dask.baseline.sources import BaselineMode
-from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
 from alc_dask.families.alc_settings import BaselineSpec, HaltingSpec, MeasureSpec, field_error, to_settings
+from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
 from alc_dask.loop import AttackResult, ScenarioRun, run_attack
 from alc_dask.measure import HaltingRules, MeasureSettings, PrcResult, SettingError, risk_label
 from alc_dask.targets import TargetSelector

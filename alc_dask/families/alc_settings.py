@@ -23,9 +23,7 @@ INVALID_FIELD = "invalid_field"
 
 def field_error(error: SettingError) -> PydanticCustomError:
     """A pydantic error at the model being validated, naming the field below it that is wrong."""
-    return PydanticCustomError(
-        INVALID_FIELD, "{field} must be {expected}", {"field": error.field, "expected": error.expected, "value": error.value}
-    )
+    return PydanticCustomError(INVALID_FIELD, "{field} must be {expected}", {"field": error.field, "expected": error.expected, "value": error.value})
 
 
 class _SettingsSpec(BaseModel):

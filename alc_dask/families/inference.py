@@ -68,7 +68,12 @@ class Inference(EvaluationFamily):
         baseline_right = self._right(self._secret(release, anonymized)[guessed], self._secret(release, main)[:n_baseline], release)
         shuffled = ShuffledTable.of(anonymized, rng)
         counts = AttackCounts(
-            n_main, int(self._attack(release, main, shuffled).sum()), n_baseline, int(baseline_right.sum()), n_control, int(self._attack(release, held_out, shuffled).sum())
+            n_main,
+            int(self._attack(release, main, shuffled).sum()),
+            n_baseline,
+            int(baseline_right.sum()),
+            n_control,
+            int(self._attack(release, held_out, shuffled).sum()),
         )
         return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, [])})
 

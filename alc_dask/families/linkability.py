@@ -66,7 +66,11 @@ class Linkability(EvaluationFamily):
         control_links = self._links(control, orders, rng.choice(control.n_rows, n_control, replace=False))
         random_sets = [_random_neighbours(anonymized.n_rows, p.n_attacks, p.n_neighbors, rng) for _ in range(2)]
         counts = AttackCounts(n_main, int(main_links.sum()), p.n_attacks, int(_shared(*random_sets).sum()), n_control, int(control_links.sum()))
-        warnings = [f"only {n} of the {p.n_attacks} attacks asked for: {name} has {n} rows" for name, n in (("the original", n_main), ("the control", n_control)) if n < p.n_attacks]
+        warnings = [
+            f"only {n} of the {p.n_attacks} attacks asked for: {name} has {n} rows"
+            for name, n in (("the original", n_main), ("the control", n_control))
+            if n < p.n_attacks
+        ]
         return Evaluation({"n_neighbors": p.n_neighbors, **wp29_measures(counts, p.confidence_level, warnings)})
 
     def _links(self, table, orders: list[ShuffledTable], rows: np.ndarray) -> np.ndarray:

@@ -78,7 +78,9 @@ class SinglingOut(EvaluationFamily):
         warnings = []
         if len(predicates) < p.n_attacks:
             tried = f" in {attempts} attempts" if attempts else ""
-            warnings.append(f"only {len(predicates)} of the {p.n_attacks} predicates asked for could be made{tried}; the risk is scored on those and may be underestimated")
+            warnings.append(
+                f"only {len(predicates)} of the {p.n_attacks} predicates asked for could be made{tried}; the risk is scored on those and may be underestimated"
+            )
         return Evaluation({"mode": p.mode, "n_cols": p.n_cols if p.mode == "multivariate" else 1, **wp29_measures(counts, p.confidence_level, warnings)})
 
     def _columns(self, anonymized) -> tuple[str, ...]:

@@ -7,13 +7,12 @@ silently falls back to a default. Relative paths are relative to the job file.
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
 from alc_dask.families import DEFAULT_FAMILY
 from alc_dask.families.alc import DEFAULT_SWAP_FRACTION, AttackSpec, Baseline
 from alc_dask.families.alc_settings import BaselineSpec, HaltingSpec, MeasureSpec
 from alc_dask.targets import TargetSelector
-
 
 SAFE_NAME = r"^[A-Za-z0-9_.-]+$"
 

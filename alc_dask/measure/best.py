@@ -113,15 +113,11 @@ def best_prc(
     )
 
 
-def prc_at_full_recall(
-    correct, *, confidence_level: float = 0.95, rmin: float = 1e-4, alpha: float = 3.0, recall_scale: float = 1.0
-) -> PrcResult:
+def prc_at_full_recall(correct, *, confidence_level: float = 0.95, rmin: float = 1e-4, alpha: float = 3.0, recall_scale: float = 1.0) -> PrcResult:
     """The measure when every attempt counts as a prediction (recall 1): the prior approach's view."""
     hits = as_correctness("correct", correct)
     attempts, tp = len(hits), int(hits.sum())
-    low, high, midpoint, recall, prc_value = _measure(
-        np.array(attempts), np.array(tp), attempts, recall_scale, confidence_level, rmin, alpha
-    )
+    low, high, midpoint, recall, prc_value = _measure(np.array(attempts), np.array(tp), attempts, recall_scale, confidence_level, rmin, alpha)
     return PrcResult(
         n=attempts,
         attempts=attempts,

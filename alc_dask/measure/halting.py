@@ -194,7 +194,5 @@ class HaltingMonitor:
     @staticmethod
     def _pairs(base_correct, attack_correct) -> int:
         if len(base_correct) != len(attack_correct):
-            raise ValueError(
-                f"base and attack predictions must come in pairs; got {len(base_correct)} base and {len(attack_correct)} attack"
-            )
+            raise ValueError(f"base and attack predictions must come in pairs; got {len(base_correct)} base and {len(attack_correct)} attack")
         return len(base_correct)

@@ -33,9 +33,7 @@ def pretargeted_scale(pretargeted: int, population: int, basis: RecallBasis | st
     return pretargeted / population if basis is RecallBasis.POPULATION else 1.0
 
 
-def recall_pretargeted(
-    predictions: int, attempts: int, pretargeted: int, population: int, basis: RecallBasis | str = RecallBasis.POPULATION
-) -> float:
+def recall_pretargeted(predictions: int, attempts: int, pretargeted: int, population: int, basis: RecallBasis | str = RecallBasis.POPULATION) -> float:
     """Recall of an attack on targets selected in advance (e.g. rare attribute values).
 
     Relative to the whole population, an attack that only covers a small pre-targeted group has

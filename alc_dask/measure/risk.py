@@ -19,9 +19,7 @@ class RiskThresholds:
 
     def __post_init__(self):
         if not self.no_loss < self.at_risk < self.serious <= 1.0:
-            raise ValueError(
-                f"risk thresholds must satisfy no_loss < at_risk < serious <= 1; got {self.no_loss}, {self.at_risk}, {self.serious}"
-            )
+            raise ValueError(f"risk thresholds must satisfy no_loss < at_risk < serious <= 1; got {self.no_loss}, {self.at_risk}, {self.serious}")
 
 
 def risk_label(alc, thresholds: RiskThresholds = RiskThresholds()):

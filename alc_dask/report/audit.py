@@ -75,7 +75,11 @@ def _change(row, worse_by: float) -> str:
 
 
 def audit_markdown(diff: AuditDiff, release: str, stamp: str, previous_stamp: str | None) -> str:
-    verdict = "PASSED: no evaluation at risk, serious, worse or failed" if diff.passed else f"FLAGGED: {len(diff.flagged)} evaluation(s) at risk, serious, worse or failed"
+    verdict = (
+        "PASSED: no evaluation at risk, serious, worse or failed"
+        if diff.passed
+        else f"FLAGGED: {len(diff.flagged)} evaluation(s) at risk, serious, worse or failed"
+    )
     if len(diff.skipped):
         verdict += f"; {len(diff.skipped)} skipped (cannot be attacked), listed below"
     against = f"compared with the audit of {previous_stamp}" if previous_stamp else "no previous audit to compare with"

@@ -27,7 +27,9 @@ class AuditOutcome:
         return self.diff.passed
 
 
-def run_audit(job_path, scheduler: str | None = None, workers: int | None = None, out: str | os.PathLike | None = None, *, stamp: str | None = None, progress: bool = True) -> AuditOutcome:
+def run_audit(
+    job_path, scheduler: str | None = None, workers: int | None = None, out: str | os.PathLike | None = None, *, stamp: str | None = None, progress: bool = True
+) -> AuditOutcome:
     """Audit the job in ``job_path``; bad input is an error naming that file (the release label is a
     safe folder name, see ``ReleaseSpec.label``)."""
     spec = load_job(job_path)

@@ -8,7 +8,6 @@ import io
 
 import numpy as np
 import pandas as pd
-
 from matplotlib.figure import Figure
 
 from alc_dask.measure import RiskThresholds
@@ -25,8 +24,17 @@ def precision_vs_alc(scores: pd.DataFrame) -> bytes:
     points = None
     for marker, (release, group) in zip(_MARKERS, scores.groupby("release", sort=True)):
         points = ax.scatter(
-            group["attack_precision"], group["alc"].clip(lower=_LOWEST), c=group["attack_recall"], cmap="viridis", vmin=0, vmax=1,
-            marker=marker, s=42, edgecolors="black", linewidths=0.4, label=str(release),
+            group["attack_precision"],
+            group["alc"].clip(lower=_LOWEST),
+            c=group["attack_recall"],
+            cmap="viridis",
+            vmin=0,
+            vmax=1,
+            marker=marker,
+            s=42,
+            edgecolors="black",
+            linewidths=0.4,
+            label=str(release),
         )
     if points is not None:
         fig.colorbar(points, ax=ax, label="attack recall")

@@ -38,7 +38,12 @@ def as_markdown(summary: Summary, title: str = "alc_dask summary", plots: dict[s
 
 
 def as_html(summary: Summary, title: str = "alc_dask summary") -> str:
-    parts = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(_headline(summary))}.</p>", "<h2>Evaluations per risk label</h2>", summary.label_counts.to_html()]
+    parts = [
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p>{html.escape(_headline(summary))}.</p>",
+        "<h2>Evaluations per risk label</h2>",
+        summary.label_counts.to_html(),
+    ]
     for section in summary.sections:
         parts += [f"<h2>{html.escape(section.title)}</h2>", *(f"<p><b>{html.escape(note)}</b></p>" for note in section.notes)]
         for caption, table in section.tables.items():

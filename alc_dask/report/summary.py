@@ -33,7 +33,11 @@ def summarize(scores: pd.DataFrame) -> Summary:
     unfinished = ["release", "family", "scenario_id", "params", "error"]
     failed = scores[scores["status"] == "failed"].reindex(columns=unfinished).reset_index(drop=True)
     skipped = scores[scores["status"] == "skipped"].reindex(columns=unfinished).rename(columns={"error": "reason"}).reset_index(drop=True)
-    counts = pd.crosstab([ok["release"], ok["family"]], pd.Categorical(ok["risk"], categories=list(LABELS)), dropna=False) if len(ok) else pd.DataFrame(columns=list(LABELS))
+    counts = (
+        pd.crosstab([ok["release"], ok["family"]], pd.Categorical(ok["risk"], categories=list(LABELS)), dropna=False)
+        if len(ok)
+        else pd.DataFrame(columns=list(LABELS))
+    )
     counts = counts.reindex(columns=list(LABELS), fill_value=0)
     counts.columns.name = None
     sections = tuple(section_for(family, ok[ok["family"] == family]) for family in ok["family"].drop_duplicates())

@@ -9,8 +9,21 @@ from alc_dask.report.plots import risk_intervals
 from alc_dask.report.sections import Section
 
 TITLES = {"singling_out": "Singling out", "linkability": "Linkability", "inference": "Inference (Anonymeter)"}
-COLUMNS = ["release", "scenario_id", "setting", "privacy_risk", "privacy_risk_low", "privacy_risk_high", "risk",
-           "attack_rate", "baseline_rate", "control_rate", "n_attacks", "n_success", "warning"]
+COLUMNS = [
+    "release",
+    "scenario_id",
+    "setting",
+    "privacy_risk",
+    "privacy_risk_low",
+    "privacy_risk_high",
+    "risk",
+    "attack_rate",
+    "baseline_rate",
+    "control_rate",
+    "n_attacks",
+    "n_success",
+    "warning",
+]
 
 
 def section(family: str, scores: pd.DataFrame) -> Section:

@@ -29,6 +29,7 @@ COLUMNS = [
 def section(family: str, scores: pd.DataFrame) -> Section:
     table = scores.assign(setting=[_setting(family, params) for params in scores["params"]])
     table = table.sort_values(["privacy_risk", "scenario_id"], ascending=[False, True]).reindex(columns=COLUMNS).reset_index(drop=True)
+    table[["n_attacks", "n_success"]] = table[["n_attacks", "n_success"]].astype("Int64")
     notes = ()
     if table["warning"].notna().any():
         notes = (f"{int(table['warning'].notna().sum())} evaluation(s) carry a warning: read it before trusting their risk.",)

@@ -37,9 +37,9 @@ def paper_spec(count: int, output: str):
     return validate_job({**base, "scenarios": [{"secret": s.params.secret, "known": list(s.params.known)} for s in scenarios]})
 
 
-def wp29_spec(count: int, output: str):
+def wp29_spec(count: int, output: str, n_attacks: int = 2000):
     """``count`` Anonymeter evaluations on adult: members and control are two halves of the original,
-    the release is the weak table's member rows."""
+    the release is the weak table's member rows; ``n_attacks`` each (2000, as in seed 004's example)."""
     original, weak = (pd.read_parquet(ADULT / "adult" / f"{name}.parquet") for name in ("original", "weak"))
     order = np.random.default_rng(0).permutation(len(original))
     members, others = order[: len(order) // 2], order[len(order) // 2 :]
@@ -54,7 +54,7 @@ def wp29_spec(count: int, output: str):
     ]
     evaluations = []
     for i in range(count):
-        entry = dict(kinds[i % len(kinds)], n_attacks=500 + i)  # distinct evaluations (ids), the same work
+        entry = dict(kinds[i % len(kinds)], n_attacks=n_attacks + i)  # distinct evaluations (ids), the same work
         if entry["family"] == "inference":
             entry["secret"] = columns[6 + i % (len(columns) - 6)]
         evaluations.append(entry)
@@ -76,13 +76,14 @@ def main() -> None:
     parser.add_argument("--scenarios", type=int, default=200)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--wp29", action="store_true", help="Anonymeter evaluations instead of ALC scenarios")
+    parser.add_argument("--n-attacks", type=int, default=2000, help="attacks per Anonymeter evaluation")
     args = parser.parse_args()
-    what = "Anonymeter evaluations (singling out, linkability, inference)" if args.wp29 else "ALC scenarios, ML baseline"
+    what = f"Anonymeter evaluations of {args.n_attacks} attacks (singling out, linkability, inference)" if args.wp29 else "ALC scenarios, ML baseline"
     print(f"{args.scenarios} {what}, adult weak; load average before: {os.getloadavg()[0]:.2f}")
     walls = {}
     for workers in args.workers:
         with tempfile.TemporaryDirectory() as out:
-            spec = (wp29_spec if args.wp29 else paper_spec)(args.scenarios, out)
+            spec = wp29_spec(args.scenarios, out, args.n_attacks) if args.wp29 else paper_spec(args.scenarios, out)
             with connect(workers=workers) as client:
                 started = time.perf_counter()
                 scores = run_job(spec, client=client, progress=False)

@@ -52,7 +52,7 @@ class ScenarioRun:
         self.measure = MeasureSettings(
             confidence_level=measure.confidence_level, rmin=measure.rmin, alpha=measure.alpha, abs_weight=measure.abs_weight, recall_scale=scale
         )
-        self.source = self._baseline_source(baseline_settings, attack, swap_fraction, client)
+        self.source = _baseline_source(self, baseline_settings, attack, swap_fraction, client)
         if isinstance(self.source, ControlBaseline):
             self.order = self.order[: self.source.available_pairs]
         self.monitor = HaltingMonitor(halting, expected_base_prc=self.source.expected_prc, measure=self.measure)
@@ -117,10 +117,7 @@ class ScenarioRun:
         if not self.done:
             raise RuntimeError("the scenario has not finished")
         predictions = self.log.frame()
-        m = self.measure
-        full_recall = dict(confidence_level=m.confidence_level, rmin=m.rmin, alpha=m.alpha, recall_scale=m.recall_scale)
-        attack_full = prc_at_full_recall(predictions["attack_correct"].to_numpy(), **full_recall)
-        base_full = prc_at_full_recall(predictions["base_correct"].to_numpy(), **full_recall)
+        attack_full, alc_full = _at_full_recall(predictions, self.measure)
         return AttackResult(
             secret=self.secret,
             known=self.known,
@@ -133,7 +130,7 @@ class ScenarioRun:
             attack=self.outcome.attack,
             alc=self.outcome.alc,
             attack_full_recall=attack_full,
-            alc_full_recall=alc(base_full.prc, attack_full.prc, abs_weight=m.abs_weight),
+            alc_full_recall=alc_full,
             pairs=self.pairs,
             abstentions=int(predictions["abstained"].sum()),
             recall_basis=self.recall_basis,
@@ -142,21 +139,27 @@ class ScenarioRun:
             predictions=predictions,
         )
 
-    def predictions(self):
-        return self.log.frame()
-
     def _finish(self) -> None:
         if self.pairs == 0:
             raise ScenarioError(f"secret {self.secret!r}: no targets to attack")
         self.outcome = self.monitor.finish(*self.log.measures())
 
-    def _baseline_source(self, settings, attack, swap_fraction, client):
-        if self.mode is BaselineMode.ML:
-            return MlBaseline(self.release, self.secret, self.known, settings, self.measure, self.seed)
-        attack = attack or build_attack("best_row_match")
-        if self.mode is BaselineMode.PRIOR:
-            return PriorBaseline(self.release, self.secret, self.known, attack, swap_fraction, self.seed)
-        return ControlBaseline(self.release, self.secret, self.known, attack, self.seed, client)
+
+def _at_full_recall(predictions, m: MeasureSettings):
+    """The attack's measure at recall 1 and its ALC against the baseline's."""
+    settings = dict(confidence_level=m.confidence_level, rmin=m.rmin, alpha=m.alpha, recall_scale=m.recall_scale)
+    attack = prc_at_full_recall(predictions["attack_correct"].to_numpy(), **settings)
+    base = prc_at_full_recall(predictions["base_correct"].to_numpy(), **settings)
+    return attack, alc(base.prc, attack.prc, abs_weight=m.abs_weight)
+
+
+def _baseline_source(run: ScenarioRun, settings, attack, swap_fraction, client):
+    if run.mode is BaselineMode.ML:
+        return MlBaseline(run.release, run.secret, run.known, settings, run.measure, run.seed)
+    attack = attack or build_attack("best_row_match")
+    if run.mode is BaselineMode.PRIOR:
+        return PriorBaseline(run.release, run.secret, run.known, attack, swap_fraction, run.seed)
+    return ControlBaseline(run.release, run.secret, run.known, attack, run.seed, client)
 
 
 def _pairs_to_next_check(rules: HaltingRules, pairs: int) -> int:

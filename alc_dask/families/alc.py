@@ -47,20 +47,25 @@ class AttackSpec(BaseModel):
         return self
 
 
-class AlcParams(FamilyParams):
-    """One scenario and how it is measured (the measuring settings come from the job)."""
+class AlcSettings(FamilyParams):
+    """How ALC scenarios are measured: set once per job (``JobSpec`` has these fields) and given to each."""
 
-    secret: str
-    known: Annotated[tuple[str, ...], Field(min_length=1)]
-    attack: AttackSpec = AttackSpec(name="best_row_match")
-    baseline: Baseline = "ml"
-    targets: TargetSelector | None = None
     halting: HaltingSpec = HaltingSpec()
     measure: MeasureSpec = MeasureSpec()
     baseline_settings: BaselineSpec = BaselineSpec()
     swap_fraction: Annotated[float, Field(gt=0, lt=1)] = DEFAULT_SWAP_FRACTION
     batch_size: Annotated[int, Field(ge=1)] = 50
     store_values: bool = False
+
+
+class AlcParams(AlcSettings):
+    """One scenario, and how it is measured."""
+
+    secret: str
+    known: Annotated[tuple[str, ...], Field(min_length=1)]
+    attack: AttackSpec = AttackSpec(name="best_row_match")
+    baseline: Baseline = "ml"
+    targets: TargetSelector | None = None
 
 
 def _prc_fields(prefix: str) -> list[pa.Field]:

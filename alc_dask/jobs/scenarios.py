@@ -17,7 +17,7 @@ import numpy as np
 
 from alc_dask.data import ColumnKind, Release, ScenarioError
 from alc_dask.families import DEFAULT_FAMILY, EvaluationFamily, get_family
-from alc_dask.families.alc import AlcFamily
+from alc_dask.families.alc import AlcFamily, AlcSettings
 from alc_dask.jobs.errors import JobSpecError
 from alc_dask.jobs.paper import missing_entries, paper_secrets, read_paper_jobs, select_paper_entries
 from alc_dask.jobs.spec import EachColumn, ExplicitScenario, FamilyScenario, JobSpec, PaperProtocol, SampledKnown
@@ -124,7 +124,7 @@ def _checked_family(entry: FamilyScenario, release: Release, where: str) -> Eval
 
 def alc_settings(spec: JobSpec) -> dict:
     """The job-wide settings every scenario of the ALC family is measured with."""
-    return {name: getattr(spec, name) for name in ("halting", "measure", "baseline_settings", "swap_fraction", "batch_size", "store_values")}
+    return {name: getattr(spec, name) for name in AlcSettings.model_fields}
 
 
 def skip_reason(release: Release, secret: str) -> str | None:

@@ -10,8 +10,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
 from alc_dask.families import DEFAULT_FAMILY
-from alc_dask.families.alc import DEFAULT_SWAP_FRACTION, AttackSpec, Baseline
-from alc_dask.families.alc_settings import BaselineSpec, HaltingSpec, MeasureSpec
+from alc_dask.families.alc import AlcSettings, AttackSpec, Baseline
 from alc_dask.targets import TargetSelector
 
 SAFE_NAME = r"^[A-Za-z0-9_.-]+$"
@@ -151,8 +150,9 @@ class AuditSpec(Strict):
     worse_by: Annotated[float, Field(ge=0)] = 0.05
 
 
-class JobSpec(Strict):
-    """A whole job. Scenarios are crossed with ``attacks`` and ``baselines`` unless they name their own."""
+class JobSpec(AlcSettings, Strict):
+    """A whole job. Scenarios are crossed with ``attacks`` and ``baselines`` unless they name their own;
+    the ALC settings (``halting``, ``measure``, ``baseline_settings``, ...) come from ``AlcSettings``."""
 
     name: SafeName
     release: ReleaseSpec
@@ -160,14 +160,8 @@ class JobSpec(Strict):
     attacks: Annotated[list[AttackSpec], Field(min_length=1)] = [AttackSpec(name="best_row_match")]
     baselines: Annotated[list[Baseline], Field(min_length=1)] = ["ml"]
     targets: TargetSelector | None = None
-    halting: HaltingSpec = HaltingSpec()
-    measure: MeasureSpec = MeasureSpec()
-    baseline_settings: BaselineSpec = BaselineSpec()
-    swap_fraction: Annotated[float, Field(gt=0, lt=1)] = DEFAULT_SWAP_FRACTION
-    batch_size: Annotated[int, Field(ge=1)] = 50
     seed: Annotated[int, Field(ge=0)] = 0
     output: str = "alc-out"
-    store_values: bool = False
     audit: AuditSpec = AuditSpec()
 
     @field_validator("attacks", mode="before")

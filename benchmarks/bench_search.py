@@ -180,7 +180,9 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
     from distributed import Client, LocalCluster, get_task_stream, wait
 
     with (
-        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, memory_limit="10GiB") as cluster,
+        LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit="10GiB"
+        ) as cluster,
         Client(cluster) as client,
     ):
         client.run(lambda: best_matches(queries.rows(slice(0, 2)), [template], secret, known))

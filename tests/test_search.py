@@ -66,7 +66,7 @@ def test_local_cluster_equals_in_process(release):
     distributed = pytest.importorskip("distributed")
     expected = best_matches(release.original, release.anonymized, release.column("x2"), KNOWN)
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
         distributed.Client(cluster) as client,
     ):
         parts = partition(release, 97, client=client)

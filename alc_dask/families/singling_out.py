@@ -43,7 +43,7 @@ class SinglingOut(EvaluationFamily):
     headline = "privacy_risk"
 
     def describe(self) -> str:
-        return f"{self.params.mode}"
+        return self.params.mode
 
     def check(self, release) -> None:
         anonymized, _ = attacked_tables(release, self.params, self.name)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from alc_dask.measure import LABELS
-from alc_dask.report.sections import headline_of
+from alc_dask.report.sections import headline_of, with_family
 
 FLAGGED_LABELS = ("at risk", "serious")
 CHANGES = ("worse", "failed", "new", "same", "better", "skipped")  # report order: what needs attention first
@@ -40,12 +40,12 @@ class AuditDiff:
 
 def with_score(scores: pd.DataFrame) -> pd.DataFrame:
     """The scores with ``score``: each row's family headline."""
-    families = scores["family"].fillna("alc") if "family" in scores else pd.Series("alc", index=scores.index)
+    scores = with_family(scores)
     score = pd.Series(float("nan"), index=scores.index)
-    for family in families.unique():
-        rows = families == family
+    for family in scores["family"].unique():
+        rows = scores["family"] == family
         score[rows] = scores.loc[rows, headline_of(family)].astype(float)
-    return scores.assign(family=families, score=score)
+    return scores.assign(score=score)
 
 
 def compare(current: pd.DataFrame, previous: pd.DataFrame | None, worse_by: float = 0.05) -> AuditDiff:

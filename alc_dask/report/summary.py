@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from alc_dask.measure import LABELS
-from alc_dask.report.sections import Section, section_for
+from alc_dask.report.sections import Section, section_for, with_family
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Summary:
 
 
 def summarize(scores: pd.DataFrame) -> Summary:
-    scores = scores.assign(family=scores["family"].fillna("alc")) if "family" in scores else scores.assign(family="alc")
+    scores = with_family(scores)
     ok = scores[scores["status"] == "ok"].reset_index(drop=True)
     unfinished = ["release", "family", "scenario_id", "params", "error"]
     failed = scores[scores["status"] == "failed"].reindex(columns=unfinished).reset_index(drop=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from alc_dask.families import get_family
+from alc_dask.families import DEFAULT_FAMILY, get_family
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,12 @@ def _columns_of(family: str) -> set[str]:
     from alc_dask.results.schema import IDENTITY
 
     return {field.name for field in (*IDENTITY, *get_family(family).fields)}
+
+
+def with_family(scores: pd.DataFrame) -> pd.DataFrame:
+    """``scores`` with a ``family`` in every row: results written before families existed are ALC's."""
+    family = scores["family"].fillna(DEFAULT_FAMILY) if "family" in scores else DEFAULT_FAMILY
+    return scores.assign(family=family)
 
 
 def headline_of(family: str) -> str:

@@ -39,9 +39,9 @@ def section(family: str, scores: pd.DataFrame) -> Section:
 
 def _setting(family: str, params: str) -> str:
     """What distinguishes the evaluations of one family, in a few words."""
-    p = json.loads(params)
+    p = json.loads(params)  # every parameter, defaults included
     if family == "singling_out":
-        return p.get("mode", "multivariate") + (f", {p.get('n_cols', 3)} columns" if p.get("mode", "multivariate") == "multivariate" else "")
+        return p["mode"] + (f", {p['n_cols']} columns" if p["mode"] == "multivariate" else "")
     if family == "linkability":
-        return " | ".join(", ".join(half) for half in p["aux_cols"]) + f" (k={p.get('n_neighbors', 1)})"
+        return " | ".join(", ".join(half) for half in p["aux_cols"]) + f" (k={p['n_neighbors']})"
     return f"{p['secret']} from {len(p['aux_cols'])} columns"

@@ -25,7 +25,8 @@ import numpy as np
 
 from alc_dask.data import EncodedTable
 from alc_dask.nearest_kernel import k_nearest_rows
-from alc_dask.search import SPLIT_EVERY, PartitionedTable
+from alc_dask.data.partitioned import PartitionedTable, compute
+from alc_dask.search import SPLIT_EVERY
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,11 +56,9 @@ def k_nearest(
     if isinstance(candidates, EncodedTable):
         return search_block(candidates, query, 0)
     shared = dask.delayed(query, pure=False)  # a block held on a worker is measured there, so it never moves
-    sizes = [b.n_rows if isinstance(b, EncodedTable) else dask.delayed(_n_rows, pure=False)(b) for b in candidates.blocks]
-    starts = dask.delayed(_starts, nout=len(sizes), pure=True)(*sizes)
-    parts = [dask.delayed(search_block, pure=False)(b, shared, starts[i]) for i, b in enumerate(candidates.blocks)]
+    parts = [dask.delayed(search_block, pure=False)(b, shared, start) for b, start in zip(candidates.blocks, candidates.starts, strict=True)]
     result = _tree_reduce(parts, split_every)
-    return client.compute(result, sync=True) if client is not None else result.compute()
+    return client.compute(result, sync=True) if client is not None else compute(candidates.blocks, result)[0]
 
 
 def prepare_query(queries: EncodedTable, candidates: EncodedTable | PartitionedTable, columns: Sequence[str], k: int) -> NearestQuery:
@@ -111,15 +110,6 @@ def merge_nearest(*parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np
     rows = np.concatenate([r for _, r in parts], axis=1)
     order = np.lexsort((rows, distances), axis=1)[:, : parts[0][0].shape[1]]
     return np.take_along_axis(distances, order, axis=1), np.take_along_axis(rows, order, axis=1)
-
-
-def _n_rows(block: EncodedTable) -> int:
-    return block.n_rows
-
-
-def _starts(*sizes: int) -> tuple[int, ...]:
-    """Index of each block's first row, the blocks being consecutive slices of the table."""
-    return tuple(int(s) for s in np.cumsum((0, *sizes[:-1])))
 
 
 def _tree_reduce(parts: list, split_every: int):

@@ -19,54 +19,17 @@ span still scales into [0, 1] and a batch's other queries do not change its dist
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import dask
 import numpy as np
 
-from alc_dask.data import Bins, Column, ColumnKind, EncodedTable, Release
+from alc_dask.data import Bins, Column, ColumnKind, EncodedTable
+from alc_dask.data.partitioned import PartitionedTable, compute
 from alc_dask.kernels import best_match_histograms
 
 SPLIT_EVERY = 8
 """Partial results combined per task of the reduction tree."""
-
-
-@dataclass(frozen=True, eq=False)
-class PartitionedTable:
-    """An encoded anonymized table as blocks of rows: in-process `EncodedTable`s, or Dask futures
-    or delayed objects that each yield one (e.g. blocks persisted on workers).
-
-    Carries the whole table's metadata (columns, continuous min/max) so queries are prepared
-    without touching the blocks.
-    """
-
-    name: str
-    categorical: tuple[str, ...]
-    continuous: tuple[str, ...]
-    value_min: np.ndarray
-    value_max: np.ndarray
-    n_rows: int
-    blocks: tuple
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.categorical + self.continuous
-
-
-def partition_table(table: EncodedTable, rows_per_partition: int, client=None) -> PartitionedTable:
-    """Split `table` into blocks; with a `distributed.Client`, scatter them to its workers."""
-    if rows_per_partition < 1:
-        raise ValueError(f"rows_per_partition must be at least 1, got {rows_per_partition}")
-    blocks = table.split(rows_per_partition)
-    if client is not None:
-        blocks = client.scatter(blocks)
-    return PartitionedTable(table.name, table.categorical, table.continuous, table.value_min, table.value_max, table.n_rows, tuple(blocks))
-
-
-def partition(release: Release, rows_per_partition: int, client=None) -> Release:
-    """The release with every anonymized table partitioned (and scattered, given a client)."""
-    tables = tuple(partition_table(t, rows_per_partition, client) for t in release.anonymized)
-    return replace(release, anonymized=tables)
 
 
 @dataclass(frozen=True, eq=False)
@@ -191,7 +154,7 @@ def best_matches(targets: EncodedTable, tables: Sequence, secret: Column, known:
         else:
             per_table[i] = search_block(table, query)
     if delayed:
-        computed = client.compute(list(delayed.values()), sync=True) if client is not None else dask.compute(*delayed.values())
+        computed = client.compute(list(delayed.values()), sync=True) if client is not None else compute(tables[next(iter(delayed))].blocks, *delayed.values())
         per_table.update(zip(delayed, computed, strict=True))
     adjusted = [per_table[i].adjusted(q.n_present, len(known)) for i, q in enumerate(queries)]
     return _combine_all(*adjusted)

@@ -155,7 +155,8 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
     import dask
 
     from alc_dask.data import CodeTable, Column, ColumnKind
-    from alc_dask.search import PartitionedTable, best_matches
+    from alc_dask.data.partitioned import PartitionedTable
+    from alc_dask.search import best_matches
 
     template = encoded_table(0, 2, n_cat, n_cont)
     queries = encoded_table(SEED + 1, n_queries, n_cat, n_cont, name="queries")
@@ -163,8 +164,11 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
     secret = Column("secret", ColumnKind.CATEGORICAL, codes=CodeTable(np.arange(5)))
     sizes = [min(rows_per_partition, n_rows - s) for s in range(0, n_rows, rows_per_partition)]
 
+    starts = tuple(range(0, n_rows, rows_per_partition))
+
     def partitioned(blocks):
-        return PartitionedTable("anonymized", template.categorical, template.continuous, template.value_min, template.value_max, n_rows, tuple(blocks))
+        first = starts[: len(blocks)]
+        return PartitionedTable("anonymized", template.categorical, template.continuous, template.value_min, template.value_max, n_rows, first, tuple(blocks))
 
     with dask.config.set(scheduler="synchronous"):  # compile and import in this process
         best_matches(queries.rows(slice(0, 2)), [partitioned([template])], secret, known)

@@ -9,7 +9,7 @@ import pytest
 from alc_dask import Release
 from alc_dask.attacks import ABSTAINED, BestRowMatch
 from alc_dask.data import ScenarioError
-from alc_dask.search import partition
+from alc_dask.data.partitioned import partition
 
 
 def spec_attack(original, anonymized, kinds, secret, known, rows, bins=20):

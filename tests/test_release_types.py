@@ -202,10 +202,11 @@ def test_duplicate_parquet_column_names(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["folder.csv", "folder.parquet"])
-def test_a_table_path_that_is_a_directory(tmp_path, name):
+def test_a_table_folder_without_part_files_is_named(tmp_path, name):
     (tmp_path / name).mkdir()
+    (tmp_path / name / "notes.txt").write_text("not a table")
     frame = pd.DataFrame({"a": [1, 2]})
-    with pytest.raises(ReleaseError, match=rf"{name.replace('.', '[.]')}: is a directory; expected a table file"):
+    with pytest.raises(ReleaseError, match=rf"{name.replace('.', '[.]')}: the folder holds no .parquet or .csv file"):
         Release.load(frame, [tmp_path / name])
 
 

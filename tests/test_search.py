@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from alc_dask import Release
-from alc_dask.search import Matches, best_matches, partition, partition_table
+from alc_dask.data.partitioned import partition, partition_table
+from alc_dask.search import Matches, best_matches
 
 KNOWN = ["c0", "c1", "k", "x0", "x1"]
 
@@ -31,7 +32,7 @@ def test_partitions_do_not_change_matches(release, rows_per_partition, secret):
     whole = best_matches(release.original, release.anonymized, release.column(secret), KNOWN)
     parts = partition(release, rows_per_partition)
     with dask.config.set(scheduler="threads"):
-        split = best_matches(parts.original, parts.anonymized, parts.column(secret), KNOWN, split_every=3)
+        split = best_matches(release.original, parts.anonymized, parts.column(secret), KNOWN, split_every=3)
     assert_same(whole, split)
     assert whole.histogram.sum(axis=1).min() >= 1
 
@@ -70,7 +71,7 @@ def test_local_cluster_equals_in_process(release):
         distributed.Client(cluster) as client,
     ):
         parts = partition(release, 97, client=client)
-        on_cluster = best_matches(parts.original, parts.anonymized, parts.column("x2"), KNOWN, client=client)
+        on_cluster = best_matches(release.original, parts.anonymized, parts.column("x2"), KNOWN, client=client)
     assert_same(expected, on_cluster)
 
 

@@ -40,15 +40,13 @@ def read_table(source: str | os.PathLike | pd.DataFrame, name: str) -> pd.DataFr
     else:
         path = os.fspath(source)
         fmt = table_format(path)
-        if "://" not in path and os.path.isdir(path):
-            raise ReleaseError(f"{name}: is a directory; expected a table file")
         try:
             table = _read_csv(path, name) if fmt == "csv" else _read_parquet(path, name)
         except ReleaseError:
             raise
         except Exception as exc:  # every reader failure becomes one clear message
             raise ReleaseError(f"{name}: cannot read {fmt} file ({type(exc).__name__}: {exc})") from exc
-    _check_unique(list(table.columns), name)
+    check_unique(list(table.columns), name)
     if table.shape[0] == 0 or table.shape[1] == 0:
         raise ReleaseError(f"{name}: the table is empty ({table.shape[0]} rows, {table.shape[1]} columns)")
     return table
@@ -56,18 +54,23 @@ def read_table(source: str | os.PathLike | pd.DataFrame, name: str) -> pd.DataFr
 
 def _read_csv(path: str, name: str) -> pd.DataFrame:
     header = pd.read_csv(path, header=None, nrows=1, dtype=str)
-    _check_unique(list(header.iloc[0]) if len(header) else [], name)
+    check_unique(list(header.iloc[0]) if len(header) else [], name)
     return pd.read_csv(path, dtype=str)
 
 
 def _read_parquet(path: str, name: str) -> pd.DataFrame:
     with fsspec.open(path, "rb") as file:
         parquet = pq.ParquetFile(file)
-        _check_unique(parquet.schema_arrow.names, name)
-        return parquet.read().to_pandas(types_mapper=_EXACT_INTEGERS.get)
+        check_unique(parquet.schema_arrow.names, name)
+        return arrow_to_pandas(parquet.read())
 
 
-def _check_unique(columns: list, name: str) -> None:
+def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
+    """A Parquet table as pandas, 64-bit integers with missing values as nullable integers."""
+    return table.to_pandas(types_mapper=_EXACT_INTEGERS.get)
+
+
+def check_unique(columns: list, name: str) -> None:
     seen, duplicates = set(), []
     for column in columns:
         if column in seen and column not in duplicates:

@@ -42,13 +42,6 @@ def numbers_of(column: str, table: str, series: pd.Series, inferred: str) -> pd.
     return numbers
 
 
-def unify(parts: dict[str, pd.Series]) -> dict[str, pd.Series]:
-    """The parts of one column in one representation: float64 unless one part needs Python numbers."""
-    if all(p.dtype == np.float64 for p in parts.values()):
-        return parts
-    return {t: p if p.dtype == object else _python_numbers(p) for t, p in parts.items()}
-
-
 def parses_as_datetimes(text: pd.Series) -> bool:
     """Whether every value of `text` is a datetime in ISO 8601 (day and month never guessed)."""
     try:
@@ -80,7 +73,7 @@ def _integers(series: pd.Series) -> pd.Series:
         too_big = len(present) and (present.max() > FLOAT_EXACT_LIMIT or present.min() < -FLOAT_EXACT_LIMIT)
     else:
         too_big = any(isinstance(v, (int, np.integer)) and abs(int(v)) > FLOAT_EXACT_LIMIT for v in series.dropna())
-    return _python_numbers(series) if too_big else _floats(series)
+    return python_numbers(series) if too_big else _floats(series)
 
 
 def _parsed_text(series: pd.Series) -> pd.Series:
@@ -94,7 +87,7 @@ def _parsed_text(series: pd.Series) -> pd.Series:
     text = series.to_numpy(dtype=object)
     integral = series.str.fullmatch(_INTEGER_TEXT).fillna(False).to_numpy(dtype=bool)
     values[integral] = [int(t) for t in text[integral]]
-    return _python_numbers(pd.Series(values, index=series.index))
+    return python_numbers(pd.Series(values, index=series.index))
 
 
 def _time_ticks(column: str, table: str, series: pd.Series, inferred: str) -> pd.Series:
@@ -118,7 +111,7 @@ def _has_infinite(numbers: pd.Series) -> bool:
     return any(isinstance(v, float) and np.isinf(v) for v in numbers)
 
 
-def _python_numbers(series: pd.Series) -> pd.Series:
+def python_numbers(series: pd.Series) -> pd.Series:
     """object Series of Python ints (integral values) and floats, NaN missing: exact and hashable alike."""
     return pd.Series([_exact(v) for v in series.tolist()], index=series.index, dtype=object)
 

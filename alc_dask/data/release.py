@@ -18,6 +18,7 @@ from alc_dask.data.encoding import Bins, CodeTable
 from alc_dask.data.errors import ReleaseError, ScenarioError
 from alc_dask.data.io import read_table
 from alc_dask.data.numbers import as_floats
+from alc_dask.data.parts import is_dataset, read_dataset
 from alc_dask.data.schema import MAX_CATEGORIES, Column, ColumnKind, build_column, infer_kind, parse_kind, type_column
 from alc_dask.data.table import EncodedTable
 
@@ -30,7 +31,7 @@ class Release:
     """A prepared release: shared column schema and every table encoded as numpy arrays.
 
     Cheap to ship to workers (arrays and small code tables, no DataFrames). `anonymized` may also
-    hold partitioned tables (see `alc_dask.search.partition`) with the same metadata.
+    hold partitioned tables (see `alc_dask.data.partitioned`) with the same metadata.
     """
 
     columns: Mapping[str, Column]
@@ -141,8 +142,12 @@ def _read_tables(sources: list[tuple[TableSource, str]]) -> dict[str, pd.DataFra
     for source, role in sources:
         name = role if isinstance(source, pd.DataFrame) else os.fspath(source)
         name = f"{name} ({role})" if name in tables else name
-        tables[name] = read_table(source, name)
+        tables[name] = read_table(read_dataset(os.fspath(source), name) if _is_dataset(source) else source, name)
     return tables
+
+
+def _is_dataset(source: TableSource) -> bool:
+    return not isinstance(source, pd.DataFrame) and is_dataset(os.fspath(source))
 
 
 def _parse_overrides(columns: Mapping[str, str], original: pd.DataFrame, name: str) -> dict[str, ColumnKind]:

@@ -18,7 +18,7 @@ import pandas as pd
 
 from alc_dask.data.encoding import Bins, CodeTable
 from alc_dask.data.errors import ReleaseError
-from alc_dask.data.numbers import TIME_TYPES, as_floats, numbers_of, parses_as_datetimes, unify
+from alc_dask.data.numbers import TIME_TYPES, as_floats, numbers_of, parses_as_datetimes, python_numbers
 
 MAX_CATEGORIES = 20
 _NUMBER_TYPES = {"integer", "floating", "mixed-integer-float", "decimal", "boolean"}
@@ -56,21 +56,50 @@ def parse_kind(column: str, kind: object) -> ColumnKind:
         raise ReleaseError(f"columns[{column!r}]: unknown kind {kind!r}; expected one of {allowed}") from None
 
 
-def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | None) -> tuple[dict[str, pd.Series], bool]:
-    """Give `column` one type in every table: numbers (NaN missing) or text.
+@dataclass(frozen=True)
+class Typing:
+    """How one column's values are typed in every table, decided over all of them.
+
+    `numeric`: numbers (float64, or Python numbers where `exact`) rather than text. `readings` maps a
+    table to how its values are read: pandas' inferred type of them, or "datetime text" for ISO
+    8601 text read as datetimes. A table read in parts (partitions) applies the same typing to each.
+    """
+
+    numeric: bool
+    exact: bool
+    readings: dict[str, str]
+
+    def apply(self, column: str, table: str, series: pd.Series) -> pd.Series:
+        """`series` (all or part of `table`'s values of `column`) in this typing."""
+        reading = self.readings[table]
+        if not self.numeric:
+            if reading == "string" or (reading == "empty" and series.dtype == object):
+                return series
+            if reading == "empty":
+                return series.astype(object)
+            return series.map(_as_text, na_action="ignore")
+        numbers = numbers_of(column, table, series, reading)
+        if self.exact and numbers.dtype != object:
+            return python_numbers(numbers)
+        return numbers
+
+
+def _decide(column: str, parts: dict[str, pd.Series], kind: ColumnKind | None) -> tuple[Typing, dict | None]:
+    """Give `column` one type in every table: numbers (NaN missing) or text; numbers also typed.
 
     Numbers are float64, or Python numbers in every table when one integer is beyond 2^53 (see
     `alc_dask.data.numbers`); datetimes are numbers of nanoseconds. `parts` maps a table name to
-    the column's values in that table. Returns the typed parts and whether they are numeric. Text
+    the column's values in that table; the decision depends only on each table's set of distinct
+    values, so a table's distinct values (with its extremes) decide as the whole table does. Text
     that parses as numbers (as CSV cells do) is numeric unless another table holds non-numeric text
     in the column; ISO 8601 text is a datetime where another table holds datetimes. Typed numbers
     in one table and non-numeric text in another are an error unless the column is declared
     categorical, which turns every value into text.
     """
     numbers, number_text, text, empty = {}, {}, {}, {}
-    inferred_types = {table: pd.api.types.infer_dtype(series, skipna=True) for table, series in parts.items()}
+    readings = {table: pd.api.types.infer_dtype(series, skipna=True) for table, series in parts.items()}
     for table, series in parts.items():
-        inferred = inferred_types[table]
+        inferred = readings[table]
         if inferred == "empty":
             empty[table] = series
         elif inferred in _NUMBER_TYPES or inferred in TIME_TYPES:
@@ -83,12 +112,12 @@ def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | Non
         elif inferred in ("mixed-integer", "mixed") and _numbers_and_text(series):
             if kind is not ColumnKind.CATEGORICAL:
                 raise ReleaseError(f"{table}: column {column!r} mixes numbers and text; declare it categorical in `columns` to treat every value as text")
-            text[table] = series.map(_as_text, na_action="ignore")
+            text[table] = series
         else:
             raise ReleaseError(f"{table}: column {column!r} holds values that are neither numbers nor text ({inferred})")
-    if text and any(inferred_types[t] in TIME_TYPES for t in numbers):
+    if text and any(readings[t] in TIME_TYPES for t in numbers):
         for table in [t for t in text if parses_as_datetimes(text[t])]:
-            numbers[table], inferred_types[table] = text.pop(table), "datetime text"
+            numbers[table], readings[table] = text.pop(table), "datetime text"
     if text and numbers and kind is not ColumnKind.CATEGORICAL:
         number_table, text_table = next(iter(numbers)), next(iter(text))
         raise ReleaseError(
@@ -97,10 +126,22 @@ def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | Non
             "`columns` to treat every value as text"
         )
     if text:
-        typed = {**text, **number_text, **{t: s.map(_as_text, na_action="ignore") for t, s in numbers.items()}}
-        typed.update({t: s.astype(object) for t, s in empty.items()})
-        return {table: typed[table] for table in parts}, False
-    return unify({table: numbers_of(column, table, series, inferred_types[table]) for table, series in parts.items()}), True
+        return Typing(numeric=False, exact=False, readings=readings), None
+    typed = {table: numbers_of(column, table, series, readings[table]) for table, series in parts.items()}
+    return Typing(numeric=True, exact=any(n.dtype == object for n in typed.values()), readings=readings), typed
+
+
+def decide_typing(column: str, parts: dict[str, pd.Series], kind: ColumnKind | None) -> Typing:
+    """The typing of `column` (see `_decide`), to apply to each part of a table read in parts."""
+    return _decide(column, parts, kind)[0]
+
+
+def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | None) -> tuple[dict[str, pd.Series], bool]:
+    """Every table's values of `column` typed alike (see `decide_typing`), and whether they are numeric."""
+    typing, numbers = _decide(column, parts, kind)
+    if numbers is None:
+        return {table: typing.apply(column, table, series) for table, series in parts.items()}, False
+    return {t: python_numbers(n) if typing.exact and n.dtype != object else n for t, n in numbers.items()}, True
 
 
 def infer_kind(column: str, typed: dict[str, pd.Series], numeric: bool, kind: ColumnKind | None, max_categories: int = MAX_CATEGORIES) -> ColumnKind:

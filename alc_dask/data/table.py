@@ -46,6 +46,12 @@ class EncodedTable:
     def columns(self) -> tuple[str, ...]:
         return self.categorical + self.continuous
 
+    def column_array(self, name: str) -> np.ndarray:
+        """The codes (categorical) or values (continuous) of column `name`."""
+        if name in self.categorical:
+            return self.codes[self.categorical.index(name)]
+        return self.values[self.continuous.index(name)]
+
     def rows(self, index: slice | np.ndarray) -> EncodedTable:
         """The given rows, each column copied contiguous; min/max stay those of the whole table."""
         return replace(

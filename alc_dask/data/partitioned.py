@@ -1,0 +1,98 @@
+"""`PartitionedTable`: an encoded table as blocks of consecutive rows, held in process or by the
+workers of a Dask cluster (each row held once), with what the search needs to know of the whole
+table without gathering it: row count, where each block starts, and every continuous column's
+min/max over the whole table.
+
+Rows and columns are gathered on demand (targets, training samples, a secret's codes), each block
+contributing its share through one Dask task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import dask
+import numpy as np
+
+from alc_dask.data.table import EncodedTable
+
+
+@dataclass(frozen=True, eq=False)
+class PartitionedTable:
+    name: str
+    categorical: tuple[str, ...]
+    continuous: tuple[str, ...]
+    value_min: np.ndarray
+    value_max: np.ndarray
+    n_rows: int
+    starts: tuple[int, ...]
+    """Index of each block's first row in the table."""
+    blocks: tuple
+    """`EncodedTable`s, or futures of them on a Dask cluster."""
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.categorical + self.continuous
+
+    def rows(self, index: slice | np.ndarray) -> EncodedTable:
+        """The given rows in the given order, gathered from the blocks that hold them."""
+        wanted = np.arange(self.n_rows)[index] if isinstance(index, slice) else np.asarray(index, dtype=np.int64)
+        if wanted.size and (wanted.min() < 0 or wanted.max() >= self.n_rows):
+            raise IndexError(f"row index out of range for {self.name} ({self.n_rows} rows)")
+        block_of = np.searchsorted(self.starts, wanted, side="right") - 1
+        touched = np.unique(block_of)
+        pieces = [dask.delayed(_block_rows, pure=False)(self.blocks[b], wanted[block_of == b] - self.starts[b]) for b in touched]
+        gathered = compute(self.blocks, *pieces)
+        codes = np.empty((len(self.categorical), wanted.size), dtype=np.int32)
+        values = np.empty((len(self.continuous), wanted.size), dtype=np.float64)
+        for b, (piece_codes, piece_values) in zip(touched, gathered, strict=True):
+            codes[:, block_of == b] = piece_codes
+            values[:, block_of == b] = piece_values
+        return EncodedTable(self.name, self.categorical, self.continuous, codes, values, self.value_min, self.value_max)
+
+    def column_array(self, name: str) -> np.ndarray:
+        """Every row's codes (categorical) or values (continuous) of column `name`."""
+        return np.concatenate(compute(self.blocks, *(dask.delayed(_block_column, pure=False)(b, name) for b in self.blocks)))
+
+    def map_blocks(self, function, *args) -> list:
+        """`function(block, *args)` of every block, computed where the blocks are."""
+        return list(compute(self.blocks, *(dask.delayed(function, pure=False)(b, *args) for b in self.blocks)))
+
+
+def compute(blocks: Sequence, *delayed) -> tuple:
+    """Compute `delayed` on the cluster holding `blocks` (in process when they are not futures)."""
+    client = getattr(blocks[0], "client", None) if blocks else None
+    if client is not None:
+        return tuple(client.compute(list(delayed), sync=True))
+    return dask.compute(*delayed)
+
+
+def _block_rows(block: EncodedTable, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return block.codes[:, local], block.values[:, local]
+
+
+def _block_column(block: EncodedTable, name: str) -> np.ndarray:
+    return block.column_array(name)
+
+
+def partition_table(table: EncodedTable, rows_per_partition: int, client=None) -> PartitionedTable:
+    """Split `table` into blocks; with a `distributed.Client`, scatter them to its workers."""
+    if rows_per_partition < 1:
+        raise ValueError(f"rows_per_partition must be at least 1, got {rows_per_partition}")
+    blocks = table.split(rows_per_partition)
+    starts = tuple(range(0, max(table.n_rows, 1), rows_per_partition))
+    if client is not None:
+        blocks = client.scatter(blocks)
+    return PartitionedTable(table.name, table.categorical, table.continuous, table.value_min, table.value_max, table.n_rows, starts, tuple(blocks))
+
+
+def partition(release, rows_per_partition: int, client=None):
+    """`release` with every table partitioned (and scattered, given a client)."""
+    control = release.control
+    return replace(
+        release,
+        original=partition_table(release.original, rows_per_partition, client),
+        anonymized=tuple(partition_table(t, rows_per_partition, client) for t in release.anonymized),
+        control=None if control is None else partition_table(control, rows_per_partition, client),
+    )

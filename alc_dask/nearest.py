@@ -24,8 +24,8 @@ import dask
 import numpy as np
 
 from alc_dask.data import EncodedTable
-from alc_dask.nearest_kernel import k_nearest_rows
 from alc_dask.data.partitioned import PartitionedTable, compute
+from alc_dask.nearest_kernel import k_nearest_rows
 from alc_dask.search import SPLIT_EVERY
 
 

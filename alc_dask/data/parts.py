@@ -199,7 +199,9 @@ def _csv_parts(files: list[str], name: str, stored: int) -> TableParts:
     first = files[0]
     for file, header in headers.items():
         if header != headers[first]:
-            raise ReleaseError(f"{file}: header {header.decode(errors='replace').strip()!r} differs from {first}'s; every part file of a table holds the same columns")
+            raise ReleaseError(
+                f"{file}: header {header.decode(errors='replace').strip()!r} differs from {first}'s; every part file of a table holds the same columns"
+            )
     columns = tuple(pd.read_csv(io.BytesIO(headers[first]), dtype=str, nrows=0).columns)
     check_unique(list(columns), first)
     parts = []

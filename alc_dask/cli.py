@@ -142,14 +142,17 @@ def run(job: Path, scheduler: str | None, workers: int | None, out: Path | None,
 @main.command()
 @click.argument("job", type=click.Path(path_type=Path))
 def plan(job: Path) -> None:
-    """List the scenarios JOB expands to, without running them; the last column says "to run" or why it is skipped."""
-    from alc_dask.engine import prepare_release
+    """List the scenarios JOB expands to, without running them; the last column says "to run" or why it is skipped.
+
+    A release too large to copy is read on a local cluster, as `run` would read it.
+    """
+    from alc_dask.engine import OnDemandClient, prepare_release
     from alc_dask.jobs import check_files, expand, load_job
 
-    with _clear_errors():
+    with _clear_errors(), OnDemandClient() as cluster:
         spec = load_job(job)
         check_files(spec, str(job))
-        scenarios = expand(spec, prepare_release(spec), str(job))
+        scenarios = expand(spec, prepare_release(spec, cluster), str(job))
     for s in scenarios:
         status = f"skipped: {s.skipped}" if s.skipped else "to run"
         click.echo(f"{s.id}\t{s.family.name}\t{s.family.describe()}\t{s.identity_json}\t{s.origin}\t{status}")

@@ -40,10 +40,8 @@ def column_values(release: Release, column: str) -> np.ndarray:
     spec = release.column(column)
     if spec.name != column:
         raise ScenarioError(f"selector: use the column {spec.name!r}, not its discretized copy")
-    table = release.original
-    if spec.kind is ColumnKind.CATEGORICAL:
-        return spec.codes.decode(table.codes[table.categorical.index(spec.name)])
-    return table.values[table.continuous.index(spec.name)]
+    values = release.original.column_array(spec.name)
+    return spec.codes.decode(values) if spec.kind is ColumnKind.CATEGORICAL else values
 
 
 def _is_missing(values: np.ndarray) -> np.ndarray:

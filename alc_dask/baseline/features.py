@@ -29,3 +29,19 @@ class FeatureLayout:
             table.codes[table.categorical.index(c)] if is_cat else table.values[table.continuous.index(c)] for c, is_cat in zip(self.known, self.categorical)
         ]
         return np.column_stack(columns).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class FeatureRows:
+    """The feature matrix of a partitioned table, rows fetched from the cluster only when indexed:
+    a model trains on a sample, so the whole matrix is never needed."""
+
+    layout: FeatureLayout
+    table: object
+    """A `PartitionedTable`."""
+
+    def __getitem__(self, rows: np.ndarray) -> np.ndarray:
+        return self.layout.matrix(self.table.rows(np.asarray(rows)))
+
+    def __len__(self) -> int:
+        return self.table.n_rows

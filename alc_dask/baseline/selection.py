@@ -73,7 +73,7 @@ def fit_model(model, X: np.ndarray, y: np.ndarray):
 
 
 def select_model(
-    X: np.ndarray,
+    X,
     y: np.ndarray,
     layout: FeatureLayout,
     settings: BaselineSettings = BaselineSettings(),
@@ -82,7 +82,10 @@ def select_model(
     tight_interval: float = 0.1,
     loose_interval: float = 0.25,
 ) -> ModelChoice:
-    """Fit every candidate on a train split, keep the one with the best PRC on the test split."""
+    """Fit every candidate on a train split, keep the one with the best PRC on the test split.
+
+    `X` is the feature matrix, or anything that gives its rows for an index array (`FeatureRows`).
+    """
     X_train, X_test, y_train, y_test = _split(X, y, settings, seed)
     scores = {}
     for name in settings.candidates:
@@ -105,11 +108,11 @@ def select_model(
 
 
 def _split(X, y, settings: BaselineSettings, seed: int):
+    """Train and test rows; split by index, so that `X` may fetch just the rows it is asked for."""
     test_size = len(y) // 2 if len(y) < SMALL_TABLE_ROWS else min(settings.selection_test_rows, len(y) // 2)
     _, counts = np.unique(y, return_counts=True)
     stratify = y if counts.min() >= 2 else None
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=test_size, random_state=seed, stratify=stratify)
-    if len(y_train) > settings.selection_train_rows:
-        keep = np.random.default_rng(seed).choice(len(y_train), settings.selection_train_rows, replace=False)
-        X_train, y_train = X_train[keep], y_train[keep]
-    return X_train, X_test, y_train, y_test
+    train, test = train_test_split(np.arange(len(y)), test_size=test_size, random_state=seed, stratify=stratify)
+    if len(train) > settings.selection_train_rows:
+        train = train[np.random.default_rng(seed).choice(len(train), settings.selection_train_rows, replace=False)]
+    return X[train], X[test], y[train], y[test]

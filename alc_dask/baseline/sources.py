@@ -13,9 +13,9 @@ import numpy as np
 
 from alc_dask.anonymize import swap_encoded
 from alc_dask.baseline.blocks import block_predictions, fit_without_block
-from alc_dask.baseline.features import FeatureLayout
+from alc_dask.baseline.features import FeatureLayout, FeatureRows
 from alc_dask.baseline.selection import BaselineSettings, ModelChoice, select_model
-from alc_dask.data import Release, ScenarioError
+from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.measure import MeasureSettings
 
 
@@ -30,8 +30,9 @@ class MlBaseline:
 
     def __init__(self, release: Release, secret: str, known, settings: BaselineSettings, measure: MeasureSettings, seed: int):
         self.layout = FeatureLayout.of(release, known)
-        self.X = self.layout.matrix(release.original)
-        self.y = release.true_codes(secret, release.original)
+        original = release.original
+        self.X = self.layout.matrix(original) if isinstance(original, EncodedTable) else FeatureRows(self.layout, original)
+        self.y = release.secret_column(secret)
         self.settings, self.seed = settings, seed
         self.choice: ModelChoice = select_model(self.X, self.y, self.layout, settings, measure, seed)
         self.model_name, self.expected_prc = self.choice.name, self.choice.expected_prc

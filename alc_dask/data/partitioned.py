@@ -36,8 +36,8 @@ class PartitionedTable:
         return self.categorical + self.continuous
 
     def rows(self, index: slice | np.ndarray) -> EncodedTable:
-        """The given rows in the given order, gathered from the blocks that hold them."""
-        wanted = np.arange(self.n_rows)[index] if isinstance(index, slice) else np.asarray(index, dtype=np.int64)
+        """The given rows (indices in their order, a slice or a boolean mask), gathered from the blocks that hold them."""
+        wanted = np.arange(self.n_rows)[index] if isinstance(index, slice) or np.asarray(index).dtype == bool else np.asarray(index, dtype=np.int64)
         if wanted.size and (wanted.min() < 0 or wanted.max() >= self.n_rows):
             raise IndexError(f"row index out of range for {self.name} ({self.n_rows} rows)")
         block_of = np.searchsorted(self.starts, wanted, side="right") - 1

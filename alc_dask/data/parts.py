@@ -22,6 +22,8 @@ from alc_dask.data.io import arrow_to_pandas, check_unique, table_format
 
 ROWS_PER_PART = 1_000_000
 """Rows of a part: enough to keep the search kernel busy per task, few enough for many tasks per worker."""
+DEFAULT_BROADCAST_LIMIT = 256 * 2**20
+"""Encoded size up to which a release is copied to every worker rather than kept in parts on them."""
 CSV_BLOCK_BYTES = 64 * 2**20
 _HIDDEN = ("_", ".")
 

@@ -65,8 +65,8 @@ class Release:
         roles = [(original, "original"), *((s, f"anonymized[{i}]") for i, s in enumerate(anonymized))]
         tables = _read_tables(roles + ([(control, "control")] if control is not None else []))
         names = list(tables)
-        _check_columns(tables, names[0], has_control=control is not None)
-        overrides = _parse_overrides(columns or {}, tables[names[0]], names[0])
+        check_columns({n: list(t.columns) for n, t in tables.items()}, has_control=control is not None)
+        overrides = parse_overrides(columns or {}, list(tables[names[0]].columns), names[0])
 
         schema, codes, values = {}, {n: {} for n in names}, {n: {} for n in names}
         for column in tables[names[0]].columns:
@@ -81,6 +81,11 @@ class Release:
                     values[table][column] = as_floats(column, table, series)
         encoded = [EncodedTable.build(n, codes[n], values[n]) for n in names]
         return cls(schema, encoded[0], tuple(encoded[1 : len(roles)]), encoded[-1] if control is not None else None)
+
+    @property
+    def partitioned(self) -> bool:
+        """Whether the tables are held in parts (on a cluster's workers), not whole in this process."""
+        return not isinstance(self.original, EncodedTable) or any(not isinstance(t, EncodedTable) for t in self.anonymized)
 
     def column(self, name: str) -> Column:
         """The column `name`; `<col>__discretized` names the discretized copy of a continuous column."""
@@ -111,6 +116,17 @@ class Release:
             return targets.codes[targets.categorical.index(column.name)].copy()
         return column.bins.encode(targets.values[targets.continuous.index(column.name)])
 
+    def secret_column(self, secret: str) -> np.ndarray:
+        """The secret codes of every original row (gathered from the cluster for a partitioned original)."""
+        return _secret_codes(self.original, self.column(secret))
+
+    def secret_values_present(self, secret: str) -> np.ndarray:
+        """The distinct secret codes of the original table, found block by block for a partitioned one."""
+        column = self.column(secret)
+        if isinstance(self.original, EncodedTable):
+            return np.unique(_secret_codes(self.original, column))
+        return np.unique(np.concatenate(self.original.map_blocks(_distinct_secret_codes, column)))
+
     def tables_holding(self, columns: Sequence[str]) -> tuple:
         """The anonymized tables that hold every one of `columns`."""
         wanted = {self.column(c).name for c in columns}
@@ -136,12 +152,27 @@ class Release:
         return tuple(t for t in self.tables_holding([secret_name]) if set(known_names) & set(t.columns))
 
 
-def _read_tables(sources: list[tuple[TableSource, str]]) -> dict[str, pd.DataFrame]:
-    """Tables by name: the path as given, or the role ("original", "anonymized[0]", ...) of a DataFrame."""
-    tables = {}
+def _secret_codes(table: EncodedTable, column: Column) -> np.ndarray:
+    values = table.column_array(column.name)
+    return values.copy() if column.kind is ColumnKind.CATEGORICAL else column.bins.encode(values)
+
+
+def _distinct_secret_codes(block: EncodedTable, column: Column) -> np.ndarray:
+    return np.unique(_secret_codes(block, column))
+
+
+def table_names(sources: list[tuple[TableSource, str]]) -> list[str]:
+    """A table's name in messages: its path as given, or the role ("original", "anonymized[0]", ...) of a DataFrame."""
+    names = []
     for source, role in sources:
         name = role if isinstance(source, pd.DataFrame) else os.fspath(source)
-        name = f"{name} ({role})" if name in tables else name
+        names.append(f"{name} ({role})" if name in names else name)
+    return names
+
+
+def _read_tables(sources: list[tuple[TableSource, str]]) -> dict[str, pd.DataFrame]:
+    tables = {}
+    for (source, _), name in zip(sources, table_names(sources), strict=True):
         tables[name] = read_table(read_dataset(os.fspath(source), name) if _is_dataset(source) else source, name)
     return tables
 
@@ -150,21 +181,24 @@ def _is_dataset(source: TableSource) -> bool:
     return not isinstance(source, pd.DataFrame) and is_dataset(os.fspath(source))
 
 
-def _parse_overrides(columns: Mapping[str, str], original: pd.DataFrame, name: str) -> dict[str, ColumnKind]:
+def parse_overrides(columns: Mapping[str, str], original: list[str], name: str) -> dict[str, ColumnKind]:
+    """The declared kinds of columns, which must be columns of the original table `name`."""
     overrides = {c: parse_kind(c, k) for c, k in columns.items()}
-    unknown = sorted(set(overrides) - set(original.columns))
+    unknown = sorted(set(overrides) - set(original))
     if unknown:
         raise ReleaseError(f"columns: {unknown} are not columns of the original table {name}")
     return overrides
 
 
-def _check_columns(tables: dict[str, pd.DataFrame], original: str, has_control: bool) -> None:
-    expected = list(tables[original].columns)
+def check_columns(tables: dict[str, list[str]], has_control: bool) -> None:
+    """Every table's columns are the original's (the first table), all of them in the control table (the last)."""
+    original = next(iter(tables))
+    expected = tables[original]
     control = list(tables)[-1] if has_control else None
-    for name, table in tables.items():
-        extra = [c for c in table.columns if c not in expected]
+    for name, columns in tables.items():
+        extra = [c for c in columns if c not in expected]
         if extra:
             raise ReleaseError(f"{name}: column {extra[0]!r} is not in the original table {original}")
-        if name == control and len(table.columns) != len(expected):
-            missing = [c for c in expected if c not in table.columns]
+        if name == control and len(columns) != len(expected):
+            missing = [c for c in expected if c not in columns]
             raise ReleaseError(f"{name}: the control table lacks column {missing[0]!r} of the original")

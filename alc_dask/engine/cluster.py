@@ -14,7 +14,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from dask.utils import parse_timedelta
@@ -74,6 +74,28 @@ def connect(scheduler: str | None = None, workers: int | None = None) -> Iterato
         except TimeoutError:
             raise EngineError(f"the scheduler at {scheduler!r} has fewer than {workers or 1} workers after {WORKERS_TIMEOUT}s") from None
         yield client
+
+
+class OnDemandClient:
+    """A cluster connected when first needed: a job whose scenarios are all finished starts none.
+
+    Given ``client``, that one is used and left open; otherwise ``connect(scheduler, workers)``.
+    """
+
+    def __init__(self, client=None, scheduler: str | None = None, workers: int | None = None):
+        self._given, self._scheduler, self._workers = client, scheduler, workers
+        self._stack = ExitStack()
+
+    def get(self) -> Client:
+        if self._given is None:
+            self._given = self._stack.enter_context(connect(self._scheduler, self._workers))
+        return self._given
+
+    def __enter__(self) -> "OnDemandClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stack.close()
 
 
 class IgnoreInterrupts(WorkerPlugin):

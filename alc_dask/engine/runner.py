@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 from concurrent.futures import CancelledError
+from itertools import islice
 from pathlib import Path
 
 import fsspec
@@ -14,11 +15,16 @@ from distributed import as_completed
 
 from alc_dask.attacks.registry import registered_attacks
 from alc_dask.data import Release
-from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, connect
+from alc_dask.data.on_cluster import load_on_cluster
+from alc_dask.data.parts import estimated_bytes, list_parts
+from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, OnDemandClient
 from alc_dask.engine.progress import Progress
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenario, skipped_outcome
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
 from alc_dask.results import ResultStore
+
+SCENARIOS_PER_THREAD = 16
+"""Scenarios in flight per worker thread on a copied release: ample for the smallest scenarios."""
 
 
 def run_job(
@@ -41,20 +47,16 @@ def run_job(
     spec, source = _as_spec(spec_or_path)
     check_files(spec, source)
     store = ResultStore.create(out or spec.output, manifest(spec))
-    release = prepare_release(spec)
-    scenarios = expand(spec, release, source)
-    done = store.completed()
-    for scenario in scenarios:
-        if scenario.skipped and scenario.id not in done:
-            store.write(skipped_outcome(scenario, job_context(spec)).scores, None)
-    todo = [s for s in scenarios if s.id not in done and not s.skipped]
-    if todo:
-        bar = Progress(len(todo), spec.name, progress, verbose)
-        if client is not None:
-            fan_out(client, release, todo, job_context(spec), store, bar)
-        else:
-            with connect(scheduler, workers) as own_client:
-                fan_out(own_client, release, todo, job_context(spec), store, bar)
+    with OnDemandClient(client, scheduler, workers) as cluster:
+        release = prepare_release(spec, cluster)
+        scenarios = expand(spec, release, source)
+        done = store.completed()
+        for scenario in scenarios:
+            if scenario.skipped and scenario.id not in done:
+                store.write(skipped_outcome(scenario, job_context(spec)).scores, None)
+        todo = [s for s in scenarios if s.id not in done and not s.skipped]
+        if todo:
+            fan_out(cluster.get(), release, todo, job_context(spec), store, Progress(len(todo), spec.name, progress, verbose))
     scores = store.read_scores()
     wanted = {s.id for s in scenarios}
     return scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
@@ -64,13 +66,15 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
     """One task per scenario on ``client``'s cluster; each result is written as soon as it arrives.
 
     The release is sent once to every worker (again if the cluster loses every copy: see
-    ``ScenarioTasks``); tasks receive it as a future, so nothing is re-read per scenario. A task
+    ``ScenarioTasks``); tasks receive it as a future, so nothing is re-read per scenario. A bounded
+    number of scenarios is in flight, so a job of 100 000 scenarios keeps a few hundred futures. A task
     lost with its worker is rerun elsewhere by the scheduler; the client writes
     each scenario once, when its future completes. Ctrl-C raises ``Interrupted``, saying how many
     scenarios were written.
     """
     tasks = ScenarioTasks(client, release, context)
-    running = as_completed([tasks.submit(scenario) for scenario in scenarios], loop=client.loop)
+    waiting = iter(scenarios)
+    running = as_completed([tasks.submit(s) for s in islice(waiting, in_flight(client, release))], loop=client.loop)
     progress.start()
     try:
         for future in running:
@@ -87,11 +91,23 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
             store.write(outcome.scores, outcome.predictions)
             future.release()
             progress.finished(outcome.ok, outcome.line())
+            if (following := next(waiting, None)) is not None:
+                running.add(tasks.submit(following))
     except KeyboardInterrupt:
         raise progress.interrupted() from None
     finally:
         progress.close()
         tasks.cancel()
+
+
+def in_flight(client, release: Release) -> int:
+    """Scenarios submitted at once: enough to keep every worker thread busy while results are written.
+
+    On a release kept on the workers, each scenario's searches are tasks of their own, so two per
+    thread let one scenario's search run while another trains its baseline.
+    """
+    threads = sum(client.nthreads().values()) or 1
+    return 2 * threads if release.partitioned else SCENARIOS_PER_THREAD * threads
 
 
 class ScenarioTasks:
@@ -142,9 +158,21 @@ class ScenarioTasks:
             raise EngineError(f"the cluster had no worker to send the release to for {WORKERS_TIMEOUT}s") from None
 
 
-def prepare_release(spec: JobSpec) -> Release:
+def prepare_release(spec: JobSpec, cluster: OnDemandClient | None = None) -> Release:
+    """The release read whole and copied to every worker, or, when larger than the job's
+    ``release.broadcast_limit``, read part by part on ``cluster``'s workers and kept there."""
     r = spec.release
-    return Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None)
+    if cluster is None or not keeps_on_workers(spec):
+        return Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None)
+    return load_on_cluster(cluster.get(), r.original, r.anonymized, control=r.control, columns=r.columns or None, rows_per_part=r.rows_per_part)
+
+
+def keeps_on_workers(spec: JobSpec) -> bool:
+    """Whether the release is too large to copy: its tables' encoded size (from Parquet footers, or
+    CSV file sizes) beyond ``release.broadcast_limit``."""
+    r = spec.release
+    tables = [list_parts(path, field) for field, path in release_files(spec)]
+    return estimated_bytes(tables) > r.broadcast_limit
 
 
 def job_context(spec: JobSpec) -> JobContext:
@@ -156,7 +184,11 @@ def manifest(spec: JobSpec) -> dict:
     the data of each release file and the alc_dask version."""
     from alc_dask import __version__  # read when called: the package imports this module as it initializes
 
-    settings = spec.model_dump(mode="json", include={"name", "release", "halting", "measure", "baseline_settings", "swap_fraction", "seed", "store_values"})
+    settings = spec.model_dump(
+        mode="json",
+        include={"name", "release", "halting", "measure", "baseline_settings", "swap_fraction", "seed", "store_values"},
+        exclude={"release": {"broadcast_limit", "rows_per_part"}},  # where the release is held never changes a score
+    )
     data = {field: data_digest(path) for field, path in release_files(spec)}
     fingerprint = hashlib.sha256(json.dumps([settings, data, __version__], sort_keys=True).encode()).hexdigest()[:16]
     return {"job": spec.name, "release": spec.release.label, "fingerprint": fingerprint, "settings": settings, "data": data, "alc_dask": __version__}
@@ -177,6 +209,10 @@ def data_digest(path: str) -> str:
     For a URL, the file system's key of the file's metadata (an object store's ETag, or size and
     modification time): hashing would download the table a second time.
     """
+    if "://" not in path and os.path.isdir(path):
+        files = sorted(Path(path).rglob("*"))
+        listing = [(str(f.relative_to(path)), f.stat().st_size, f.stat().st_mtime_ns) for f in files if f.is_file()]
+        return "files:" + hashlib.sha256(json.dumps(listing).encode()).hexdigest()
     if "://" not in path:
         with open(path, "rb") as handle:
             return "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()

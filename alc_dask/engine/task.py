@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from traceback import format_exception
 
 import pandas as pd
+from distributed import secede
 
 from alc_dask.attacks.registry import ensure_registered
 from alc_dask.data import Release
@@ -48,6 +49,10 @@ class ScenarioOutcome:
 
 
 def run_scenario(release: Release, scenario: Scenario, context: JobContext) -> ScenarioOutcome:
+    """The scenario's outcome. On a release kept on the workers, the task leaves the worker's thread
+    pool first: its searches are tasks of their own, which must not wait for this one's thread."""
+    if release.partitioned:
+        _leave_thread_pool()
     started = time.perf_counter()
     identity = identity_row(context.job, context.release, scenario)
     try:
@@ -60,6 +65,13 @@ def run_scenario(release: Release, scenario: Scenario, context: JobContext) -> S
     except Exception as error:  # noqa: BLE001 - recorded as the scenario's failure; the job goes on
         elapsed = time.perf_counter() - started
         return failed_outcome(scenario, context, f"{type(error).__name__}: {error}", elapsed, traceback="".join(format_exception(error)))
+
+
+def _leave_thread_pool() -> None:
+    try:
+        secede()
+    except ValueError:  # not on a Dask worker (e.g. called directly): nothing to leave
+        pass
 
 
 def failed_outcome(scenario: Scenario, context: JobContext, error: str, elapsed: float = float("nan"), traceback: str | None = None) -> ScenarioOutcome:

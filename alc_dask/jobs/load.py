@@ -77,9 +77,13 @@ def check_files(spec: JobSpec, source: str = "job") -> None:
         fields.append(("release.control", spec.release.control))
     fields += [(f"scenarios[{i}].jobs_file", s.jobs_file) for i, s in enumerate(spec.scenarios) if isinstance(s, PaperProtocol)]
     for field, value in fields:
-        if "://" not in value and Path(value).is_dir():
+        if "://" in value or any(c in value for c in "*?["):
+            continue
+        if field.startswith("release.") and Path(value).is_dir():
+            continue  # a folder of part files
+        if Path(value).is_dir():
             raise JobSpecError(f"{source}: {field}: {value!r} is a directory, not a file")
-        if "://" not in value and not Path(value).is_file():
+        if not Path(value).is_file():
             raise JobSpecError(f"{source}: {field}: file {value!r} not found")
 
 

@@ -129,7 +129,7 @@ def alc_settings(spec: JobSpec) -> dict:
 
 def skip_reason(release: Release, secret: str) -> str | None:
     """Why ``secret`` cannot be attacked by construction (one value in the original table), or None."""
-    if np.unique(release.true_codes(secret, release.original)).size < 2:
+    if release.secret_values_present(secret).size < 2:
         return f"constant secret: {secret!r} has a single value in the original table, nothing to infer"
     return None
 
@@ -200,14 +200,13 @@ def sample_known_sets(release: Release, secret: str, entry: SampledKnown, job_se
 
 def unique_share(release: Release, columns) -> float:
     """The share of original rows whose combination of values in ``columns`` no other row has."""
-    table = release.original
     keys = []
     for name in columns:
-        column = release.column(name)
-        if column.kind is ColumnKind.CATEGORICAL:
-            keys.append(table.codes[table.categorical.index(name)].astype(np.float64))
+        values = release.original.column_array(name)
+        if release.column(name).kind is ColumnKind.CATEGORICAL:
+            keys.append(values.astype(np.float64))
         else:
-            keys.append(np.nan_to_num(table.values[table.continuous.index(name)], nan=np.inf))
+            keys.append(np.nan_to_num(values, nan=np.inf))
     _, inverse, counts = np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True, return_counts=True)
     return float(np.mean(counts[inverse.ravel()] == 1))
 

@@ -7,8 +7,9 @@ silently falls back to a default. Relative paths are relative to the job file.
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import AfterValidator, BaseModel, ByteSize, ConfigDict, Discriminator, Field, Tag, field_validator
 
+from alc_dask.data.parts import DEFAULT_BROADCAST_LIMIT, ROWS_PER_PART
 from alc_dask.families import DEFAULT_FAMILY
 from alc_dask.families.alc import AlcSettings, AttackSpec, Baseline
 from alc_dask.targets import TargetSelector
@@ -37,13 +38,21 @@ class Strict(BaseModel):
 
 
 class ReleaseSpec(Strict):
-    """The tables of one release; ``columns`` overrides inferred kinds (categorical|continuous)."""
+    """The tables of one release; ``columns`` overrides inferred kinds (categorical|continuous).
+
+    A table is a Parquet or CSV file, a folder or glob of part files, local or an fsspec URL. A
+    release whose tables would take more than ``broadcast_limit`` encoded (8 bytes a cell at most)
+    stays on the cluster's workers in parts of ``rows_per_part`` rows; a smaller one is copied to
+    every worker, the fastest way for it. ``broadcast_limit: 0`` keeps every release on the workers.
+    """
 
     name: SafeName | None = None
     original: str
     anonymized: Annotated[list[str], Field(min_length=1)]
     control: str | None = None
     columns: dict[str, Literal["categorical", "continuous"]] = {}
+    broadcast_limit: ByteSize = ByteSize(DEFAULT_BROADCAST_LIMIT)
+    rows_per_part: Annotated[int, Field(ge=1)] = ROWS_PER_PART
 
     @field_validator("anonymized", mode="before")
     @classmethod

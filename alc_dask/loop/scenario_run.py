@@ -46,7 +46,7 @@ class ScenarioRun:
         self.release, self.secret, self.known, self.seed = release, secret, tuple(known), seed
         self.mode = _mode(baseline)
         release.usable_tables(secret, known)  # scenario errors first: secret among known, absent columns ...
-        if np.unique(release.true_codes(secret, release.original)).size < 2:
+        if release.secret_values_present(secret).size < 2:
             raise ScenarioError(f"secret {secret!r} has a single value in the original table: nothing to infer")
         self.order, self.recall_basis, scale = target_order(release, targets, seed)
         self.measure = MeasureSettings(

@@ -1,0 +1,163 @@
+"""Releases kept on the workers in parts: read and encoded part by part exactly as a whole release
+is, scored bit for bit as the copied release is, and bad part files named."""
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from distributed import Client, LocalCluster
+
+from alc_dask import Release, run_job
+from alc_dask.data import ReleaseError
+from alc_dask.data import profile as profiles
+from alc_dask.data.on_cluster import load_on_cluster
+from alc_dask.data.parts import list_parts
+from alc_dask.data.profile import ColumnProfile, merge_profiles
+from alc_dask.synthetic import make_demo_release
+
+FAST = {"candidates": ["majority", "logistic_regression"], "trees": 10}
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        yield client
+
+
+def write_parts(frame: pd.DataFrame, folder, rows: int, fmt: str = "parquet", row_group_size: int = 97):
+    folder.mkdir(parents=True)
+    for i, start in enumerate(range(0, len(frame), rows)):
+        part = frame.iloc[start : start + rows]
+        if fmt == "parquet":
+            pq.write_table(pa.Table.from_pandas(part, preserve_index=False), folder / f"part-{i:03d}.parquet", row_group_size=row_group_size)
+        else:
+            part.to_csv(folder / f"part-{i:03d}.csv", index=False)
+    return folder
+
+
+def demo_tables(rows=1500, seed=3):
+    tables = make_demo_release(rows, seed=seed)
+    tables["original"]["joined"] = pd.to_datetime("2020-01-01", utc=True) + pd.to_timedelta(np.arange(rows) % 400, unit="D")
+    tables["weak"]["joined"] = tables["original"]["joined"]
+    tables["control"]["joined"] = pd.to_datetime("2021-06-01", utc=True)
+    return tables
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_parts_encode_exactly_as_whole_tables(client, tmp_path, fmt):
+    tables = demo_tables()
+    folders = {name: write_parts(tables[name], tmp_path / name, 400, fmt) for name in ("original", "weak", "control")}
+    whole = Release.load(folders["original"], [folders["weak"]], control=folders["control"])
+    parted = load_on_cluster(client, str(folders["original"]), [str(folders["weak"])], control=str(folders["control"]), rows_per_part=250)
+    assert parted.partitioned and not whole.partitioned
+    for name, column in whole.columns.items():
+        other = parted.columns[name]
+        assert column.kind == other.kind, name
+        if column.codes is not None:
+            assert column.codes.values.tolist() == other.codes.values.tolist(), name
+        else:
+            assert (column.bins.low, column.bins.high) == (other.bins.low, other.bins.high), name
+    for mine, theirs in [(whole.original, parted.original), (whole.anonymized[0], parted.anonymized[0]), (whole.control, parted.control)]:
+        gathered = theirs.rows(np.arange(theirs.n_rows))
+        assert (gathered.categorical, gathered.continuous) == (mine.categorical, mine.continuous)
+        np.testing.assert_array_equal(gathered.codes, mine.codes)
+        np.testing.assert_array_equal(gathered.values, mine.values)
+        np.testing.assert_array_equal(theirs.value_min, mine.value_min)
+        np.testing.assert_array_equal(theirs.value_max, mine.value_max)
+    assert len(parted.original.blocks) >= 4 and len(parted.anonymized[0].blocks) >= 4
+    rows = np.array([1499, 0, 777, 250, 249])
+    np.testing.assert_array_equal(parted.original.rows(rows).codes, whole.original.rows(rows).codes)
+    np.testing.assert_array_equal(parted.secret_column("income"), whole.secret_column("income"))
+    np.testing.assert_array_equal(parted.secret_values_present("age"), whole.secret_values_present("age"))
+
+
+def write_job(folder, tables, broadcast_limit):
+    for name in ("original", "weak", "control"):
+        if not (folder / name).exists():
+            write_parts(tables[name], folder / name, 500)
+    job = {
+        "name": "parts",
+        "release": {
+            "original": "original",
+            "anonymized": ["weak"],
+            "control": "control",
+            "broadcast_limit": broadcast_limit,
+            "rows_per_part": 300,
+        },
+        "scenarios": [
+            {"secret": "income", "known": ["age", "sex", "education", "joined"]},
+            {"secret": "region", "known": ["age", "income"], "baseline": "control"},
+            {"secret": "age", "known": ["sex", "region", "condition"]},
+            {"secret": "condition", "known": ["age", "sex"], "baseline": "prior"},
+            {"secret": "education", "known": ["region", "joined"], "targets": {"conditions": [{"column": "age", "op": "top_quantile", "value": 0.3}]}},
+        ],
+        "baseline_settings": {**FAST, "training_rows": 700},
+        "seed": 5,
+        "output": f"out-{broadcast_limit}",
+    }
+    path = folder / "job.yaml"
+    path.write_text(yaml.safe_dump(job))
+    return path
+
+
+def test_a_job_on_parts_scores_bit_for_bit_as_on_a_copied_release(client, tmp_path):
+    tables = demo_tables(1500, seed=8)
+    copied = run_job(write_job(tmp_path, tables, "1GiB"), client=client, progress=False)
+    parted = run_job(write_job(tmp_path, tables, 0), client=client, progress=False)
+    assert (copied["status"] == "ok").all(), copied["error"].tolist()
+    measures = ["scenario_id", "alc", "base_prc", "attack_prc", "base_n", "attack_n", "halt_code", "pairs", "abstentions", "model", "alc_full_recall"]
+    pd.testing.assert_frame_equal(parted[measures], copied[measures])
+    assert set(parted["worker"]) <= {"0", "1"}
+
+
+def test_a_part_file_with_other_types_is_named(tmp_path):
+    folder = write_parts(pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]}), tmp_path / "t", 2)
+    pq.write_table(pa.table({"a": pa.array(["1"]), "b": pa.array(["w"])}), folder / "part-009.parquet")
+    with pytest.raises(ReleaseError, match=r"part-009\.parquet: column 'a' is string, but int64 in .*part-000\.parquet"):
+        list_parts(str(folder), "release.original")
+
+
+def test_a_part_file_with_other_columns_is_named(tmp_path):
+    folder = write_parts(pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]}), tmp_path / "t", 2, fmt="csv")
+    (folder / "part-005.csv").write_text("a,c\n1,2\n")
+    with pytest.raises(ReleaseError, match=r"part-005\.csv: header 'a,c' differs from .*part-000\.csv's"):
+        list_parts(str(folder), "release.original")
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("memory://nowhere/table.parquet", "release.original: memory://nowhere/table.parquet: does not exist"),
+        ("nosuchfs://bucket/t.parquet", "cannot be reached"),
+    ],
+)
+def test_an_unreachable_url_is_named(url, message):
+    with pytest.raises(ReleaseError, match=message):
+        list_parts(url, "release.original")
+
+
+def test_too_many_categories_for_parts_are_refused_naming_the_column(client, tmp_path, monkeypatch):
+    frame = pd.DataFrame({"name": [f"person {i}" for i in range(3000)], "x": np.arange(3000) % 7})
+    folder = write_parts(frame, tmp_path / "t", 1000)
+    monkeypatch.setattr(profiles, "DISTINCT_LIMIT", 500)
+    client.run(lambda: setattr(profiles, "DISTINCT_LIMIT", 500))
+    try:
+        with pytest.raises(ReleaseError, match=r"column 'name' has too many distinct values to code as categories on a cluster"):
+            load_on_cluster(client, str(folder), [str(folder)])
+    finally:
+        client.run(lambda: setattr(profiles, "DISTINCT_LIMIT", 100_000))
+
+
+def test_a_truncated_profile_keeps_the_extremes_and_a_non_number(monkeypatch):
+    monkeypatch.setattr(profiles, "DISTINCT_LIMIT", 10)
+    numbers = ColumnProfile.of(pd.Series(np.arange(100.0)[::-1]))
+    assert numbers.truncated and {0.0, 99.0} <= set(numbers.representative())
+    text = [str(i) for i in range(50)] + ["n/a"]
+    merged = merge_profiles(*(profiles.TableProfile.of(pd.DataFrame({"t": text[i::3]})) for i in range(3)))
+    kept = set(merged.columns["t"].representative())
+    assert merged.columns["t"].truncated and {"0", "49", "n/a"} <= kept and merged.n_rows == len(text)

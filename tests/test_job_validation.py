@@ -84,7 +84,7 @@ def no_cluster(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a cluster was started")
 
-    monkeypatch.setattr("alc_dask.engine.runner.connect", refuse)
+    monkeypatch.setattr("alc_dask.engine.cluster.connect", refuse)
 
 
 # Item 3: baseline settings

@@ -210,13 +210,13 @@ def test_a_table_folder_without_part_files_is_named(tmp_path, name):
         Release.load(frame, [tmp_path / name])
 
 
-def test_check_files_says_a_directory_is_a_directory(tmp_path):
+def test_check_files_says_a_folder_holds_no_table(tmp_path):
     from alc_dask.jobs import JobSpecError, check_files, validate_job
 
     (tmp_path / "original.parquet").mkdir()
     folder = str(tmp_path / "original.parquet")
     spec = validate_job({"name": "j", "release": {"original": folder, "anonymized": [folder]}, "scenarios": [{"generate": "each_column"}]})
-    with pytest.raises(JobSpecError, match=r"release\.original: .*original\.parquet' is a directory, not a file"):
+    with pytest.raises(JobSpecError, match=r"job\.yaml: release\.original: .*original\.parquet: the folder holds no .parquet or .csv file"):
         check_files(spec, "job.yaml")
 
 

@@ -13,7 +13,8 @@ from alc_dask.data.encoding import CODE_DTYPE
 class EncodedTable:
     """The rows of one table, column by column (each column contiguous, for the search kernels).
 
-    `codes[i]` holds the codes of categorical column `categorical[i]`; `values[j]` the numbers of
+    `codes[i]` holds the codes of categorical column `categorical[i]` (in the narrowest integer type
+    that holds them); `values[j]` the numbers of
     continuous column `continuous[j]`, NaN where missing. `value_min`/`value_max` are taken over the
     whole table and kept by `rows()`, so a slice (a partition) normalizes distances exactly as the
     whole table does.
@@ -30,7 +31,7 @@ class EncodedTable:
     @classmethod
     def build(cls, name: str, codes: dict[str, np.ndarray], values: dict[str, np.ndarray]) -> EncodedTable:
         n_rows = len(next(iter({**codes, **values}.values())))
-        code_matrix = np.empty((len(codes), n_rows), dtype=CODE_DTYPE)
+        code_matrix = np.empty((len(codes), n_rows), dtype=_narrowest_code_type(codes.values()))
         for i, column in enumerate(codes.values()):
             code_matrix[i] = column
         value_matrix = np.empty((len(values), n_rows), dtype=np.float64)
@@ -64,6 +65,17 @@ class EncodedTable:
         """Consecutive slices of at most `rows_per_part` rows (at least one slice)."""
         starts = range(0, max(self.n_rows, 1), rows_per_part)
         return [self.rows(slice(start, start + rows_per_part)) for start in starts]
+
+
+def _narrowest_code_type(columns) -> np.dtype:
+    """int8 when every code fits (most categorical columns), else int16, else `CODE_DTYPE`: a table
+    kept in memory for every scenario takes a quarter of the room. Comparisons, and so every
+    distance, are the same in any of them."""
+    largest = max((int(column.max()) for column in columns if len(column)), default=0)
+    for dtype in (np.int8, np.int16):
+        if largest <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(CODE_DTYPE)
 
 
 def _nan_range(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

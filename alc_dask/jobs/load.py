@@ -11,6 +11,8 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from alc_dask.data.errors import ReleaseError
+from alc_dask.data.parts import list_parts
 from alc_dask.families import get_family
 from alc_dask.families.alc_settings import INVALID_FIELD
 from alc_dask.jobs.errors import JobSpecError
@@ -77,14 +79,22 @@ def check_files(spec: JobSpec, source: str = "job") -> None:
         fields.append(("release.control", spec.release.control))
     fields += [(f"scenarios[{i}].jobs_file", s.jobs_file) for i, s in enumerate(spec.scenarios) if isinstance(s, PaperProtocol)]
     for field, value in fields:
-        if "://" in value or any(c in value for c in "*?["):
-            continue
-        if field.startswith("release.") and Path(value).is_dir():
-            continue  # a folder of part files
-        if Path(value).is_dir():
+        if field.startswith("release."):
+            _check_table(source, field, value)
+        elif Path(value).is_dir():
             raise JobSpecError(f"{source}: {field}: {value!r} is a directory, not a file")
-        if not Path(value).is_file():
+        elif not Path(value).is_file():
             raise JobSpecError(f"{source}: {field}: file {value!r} not found")
+
+
+def _check_table(source: str, field: str, path: str) -> None:
+    """A release table (file, folder or glob of part files, local or URL) exists and its parts agree."""
+    if "://" not in path and not any(c in path for c in "*?[") and not Path(path).exists():
+        raise JobSpecError(f"{source}: {field}: file {path!r} not found")
+    try:
+        list_parts(path, field)
+    except ReleaseError as error:
+        raise JobSpecError(f"{source}: {error}") from None
 
 
 def _parse(path: Path):

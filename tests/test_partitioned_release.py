@@ -95,6 +95,9 @@ def write_job(folder, tables, broadcast_limit):
             {"secret": "age", "known": ["sex", "region", "condition"]},
             {"secret": "condition", "known": ["age", "sex"], "baseline": "prior"},
             {"secret": "education", "known": ["region", "joined"], "targets": {"conditions": [{"column": "age", "op": "top_quantile", "value": 0.3}]}},
+            {"family": "singling_out", "mode": "multivariate", "n_cols": 3, "n_attacks": 100},
+            {"family": "linkability", "aux_cols": [["age", "sex"], ["education", "region"]], "n_attacks": 100},
+            {"family": "inference", "aux_cols": ["age", "sex", "region"], "secret": "income", "n_attacks": 100},
         ],
         "baseline_settings": {**FAST, "training_rows": 700},
         "seed": 5,
@@ -112,6 +115,9 @@ def test_a_job_on_parts_scores_bit_for_bit_as_on_a_copied_release(client, tmp_pa
     assert (copied["status"] == "ok").all(), copied["error"].tolist()
     measures = ["scenario_id", "alc", "base_prc", "attack_prc", "base_n", "attack_n", "halt_code", "pairs", "abstentions", "model", "alc_full_recall"]
     pd.testing.assert_frame_equal(parted[measures], copied[measures])
+    wp29 = ["scenario_id", "privacy_risk", "risk", "attack_rate", "baseline_rate", "control_rate"]
+    assert copied["family"].tolist()[-3:] == ["singling_out", "linkability", "inference"]
+    pd.testing.assert_frame_equal(parted[wp29], copied[wp29])
     assert set(parted["worker"]) <= {"0", "1"}
 
 

@@ -60,6 +60,12 @@ class PartitionedTable:
         return list(compute(self.blocks, *(dask.delayed(function, pure=False)(b, *args) for b in self.blocks)))
 
 
+def whole(table) -> EncodedTable:
+    """`table` in this process: as it is, or gathered from its blocks (for evaluations that need
+    every row at hand, such as the WP29 evaluators; memory permitting)."""
+    return table if isinstance(table, EncodedTable) else table.rows(slice(None))
+
+
 def compute(blocks: Sequence, *delayed) -> tuple:
     """Compute `delayed` on the cluster holding `blocks` (in process when they are not futures)."""
     client = getattr(blocks[0], "client", None) if blocks else None

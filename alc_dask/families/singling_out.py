@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import Field
 
 from alc_dask.data import ScenarioError
+from alc_dask.data.partitioned import whole
 from alc_dask.families.base import Evaluation, EvaluationFamily
 from alc_dask.families.wp29 import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts, singling_out_probability
@@ -57,7 +58,7 @@ class SinglingOut(EvaluationFamily):
         self.check(release)
         anonymized, control = attacked_tables(release, p, self.name)
         columns = self._columns(anonymized)
-        synthetic, original, held_out = (RowMatrix.of(release, t, columns) for t in (anonymized, release.original, control))
+        synthetic, original, held_out = (RowMatrix.of(release, t, columns) for t in (anonymized, whole(release.original), control))
         rng = np.random.default_rng(seed)
         if p.mode == "univariate":
             predicates, attempts = univariate_predicates(synthetic, p.n_attacks, rng), None

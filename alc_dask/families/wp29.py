@@ -14,6 +14,7 @@ import pyarrow as pa
 from pydantic import Field
 
 from alc_dask.data import EncodedTable, Release, ScenarioError
+from alc_dask.data.partitioned import whole
 from alc_dask.families.base import FamilyParams
 from alc_dask.measure import AttackCounts, risk_label
 
@@ -53,12 +54,13 @@ class Wp29Params(FamilyParams):
 
 
 def attacked_tables(release: Release, params: Wp29Params, family: str) -> tuple[EncodedTable, EncodedTable]:
-    """The anonymized table and the control table, or a ``ScenarioError`` naming what is missing."""
+    """The anonymized table and the control table in this process (gathered from a cluster's
+    workers: Anonymeter's evaluators search whole tables), or a ``ScenarioError`` naming what is missing."""
     if params.table >= len(release.anonymized):
         raise ScenarioError(f"{family}: table: {params.table} is not an anonymized table of the release (it has {len(release.anonymized)})")
     if release.control is None:
         raise ScenarioError(f"{family}: the release has no control table (release.control): it needs original records not used for the release")
-    return release.anonymized[params.table], release.control
+    return whole(release.anonymized[params.table]), whole(release.control)
 
 
 def check_columns(release: Release, anonymized: EncodedTable, field: str, columns) -> None:

@@ -209,13 +209,13 @@ def test_a_table_path_that_is_a_directory(tmp_path, name):
         Release.load(frame, [tmp_path / name])
 
 
-def test_check_files_says_a_directory_is_a_directory(tmp_path):
-    from alc_dask.jobs import JobSpecError, check_files, validate_job
+def test_check_files_says_a_directory_without_parts_holds_none(tmp_path):
+    from alc_dask.jobs import check_files, validate_job
 
     (tmp_path / "original.parquet").mkdir()
     folder = str(tmp_path / "original.parquet")
     spec = validate_job({"name": "j", "release": {"original": folder, "anonymized": [folder]}, "scenarios": [{"generate": "each_column"}]})
-    with pytest.raises(JobSpecError, match=r"release\.original: .*original\.parquet' is a directory, not a file"):
+    with pytest.raises(ReleaseError, match=r"release\.original: .*original\.parquet': the directory holds no part file"):
         check_files(spec, "job.yaml")
 
 

@@ -8,12 +8,12 @@ import os
 from concurrent.futures import CancelledError
 from pathlib import Path
 
-import fsspec
 import pandas as pd
 from distributed import as_completed
 
 from alc_dask.attacks.registry import registered_attacks
 from alc_dask.data import Release
+from alc_dask.data.fingerprint import data_digest
 from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, connect
 from alc_dask.engine.progress import Progress
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenario, skipped_outcome
@@ -157,7 +157,7 @@ def manifest(spec: JobSpec) -> dict:
     from alc_dask import __version__  # read when called: the package imports this module as it initializes
 
     settings = spec.model_dump(mode="json", include={"name", "release", "halting", "measure", "baseline_settings", "swap_fraction", "seed", "store_values"})
-    data = {field: data_digest(path) for field, path in release_files(spec)}
+    data = {field: data_digest(path, field) for field, path in release_files(spec)}
     fingerprint = hashlib.sha256(json.dumps([settings, data, __version__], sort_keys=True).encode()).hexdigest()[:16]
     return {"job": spec.name, "release": spec.release.label, "fingerprint": fingerprint, "settings": settings, "data": data, "alc_dask": __version__}
 
@@ -169,19 +169,6 @@ def release_files(spec: JobSpec) -> list[tuple[str, str]]:
     if r.control:
         files.append(("release.control", r.control))
     return files
-
-
-def data_digest(path: str) -> str:
-    """A local file's SHA-256: a file replaced at the same path is caught even with the same size and date.
-
-    For a URL, the file system's key of the file's metadata (an object store's ETag, or size and
-    modification time): hashing would download the table a second time.
-    """
-    if "://" not in path:
-        with open(path, "rb") as handle:
-            return "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()
-    fs, location = fsspec.core.url_to_fs(path)
-    return "fsspec:" + fs.ukey(location)
 
 
 def _as_spec(spec_or_path) -> tuple[JobSpec, str]:

@@ -14,7 +14,7 @@ from distributed import as_completed
 from alc_dask.attacks.registry import registered_attacks
 from alc_dask.data import Release
 from alc_dask.data.fingerprint import data_digest
-from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, connect
+from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, check_dashboard, connect
 from alc_dask.engine.progress import Progress
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenario, skipped_outcome
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
@@ -30,14 +30,17 @@ def run_job(
     progress: bool = True,
     verbose: bool = False,
     client=None,
+    dashboard: bool | str = False,
 ) -> pd.DataFrame:
     """Run every scenario of a job not yet finished in its output directory; return all its scores.
 
     ``scheduler``: the address (or scheduler file) of a running Dask cluster; without it a local
     cluster of ``workers`` single-threaded processes (default: one per core). ``out`` overrides the
-    spec's output directory; ``client`` runs on an existing Dask client instead. The scores frame
+    spec's output directory; ``client`` runs on an existing Dask client instead. ``dashboard``: see
+    ``connect`` (checked before any work). The scores frame
     has a ``status`` column: ``ok``, ``failed`` or ``skipped`` (cannot be attacked; reason in ``error``).
     """
+    check_dashboard(dashboard, scheduler)
     spec, source = _as_spec(spec_or_path)
     check_files(spec, source)
     store = ResultStore.create(out or spec.output, manifest(spec))
@@ -53,7 +56,7 @@ def run_job(
         if client is not None:
             fan_out(client, release, todo, job_context(spec), store, bar)
         else:
-            with connect(scheduler, workers) as own_client:
+            with connect(scheduler, workers, dashboard) as own_client:
                 fan_out(own_client, release, todo, job_context(spec), store, bar)
     scores = store.read_scores()
     wanted = {s.id for s in scenarios}

@@ -94,6 +94,26 @@ def workers_option(text: str):
     return click.option("--workers", type=click.IntRange(min=1), help=text)
 
 
+def _check_dashboard(ctx: click.Context, param: click.Parameter, address: str | None) -> bool | str:
+    """False without the option, True without an address, else the address once checked."""
+    from alc_dask.engine.cluster import DEFAULT_DASHBOARD, is_dashboard_address
+
+    if address is None or address == "":
+        return address == ""
+    if not is_dashboard_address(address):
+        raise Failure(
+            f"--dashboard {address!r}: expected HOST:PORT or :PORT (e.g. 127.0.0.1:8790); without an address (after the command's arguments) it binds {DEFAULT_DASHBOARD}"
+        )
+    return address
+
+
+def dashboard_option(text: str):
+    return click.option("--dashboard", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]", callback=_check_dashboard, help=text)
+
+
+DASHBOARD_HELP = "Start the local cluster's Dask dashboard at ADDRESS (HOST:PORT or :PORT; default 127.0.0.1:8787) and print its link on stderr"
+
+
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
 @click.option("--traceback", "show_traceback", is_flag=True, help="On an error, also print its Python traceback (for bug reports).")
 @click.version_option(package_name="alc-dask")
@@ -122,9 +142,10 @@ def score(predictions: Path, max_interval: float) -> None:
 @click.argument("job", type=click.Path(path_type=Path))
 @scheduler_option("Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
 @workers_option("Local worker processes (default: one per core); with --scheduler, workers to wait for.")
+@dashboard_option(DASHBOARD_HELP + "; with --scheduler, print the link of the cluster's dashboard.")
 @click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: the job's output).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line per finished scenario.")
-def run(job: Path, scheduler: str | None, workers: int | None, out: Path | None, verbose: bool) -> None:
+def run(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: Path | None, verbose: bool) -> None:
     """Run every scenario of JOB not already finished in its output directory.
 
     Exit code 3 when scenarios failed (re-running retries them), 0 when none did.
@@ -132,7 +153,7 @@ def run(job: Path, scheduler: str | None, workers: int | None, out: Path | None,
     from alc_dask.engine import run_job
 
     with _clear_errors():
-        scores = run_job(job, scheduler=scheduler, workers=workers, out=out, verbose=verbose)
+        scores = run_job(job, scheduler=scheduler, workers=workers, out=out, verbose=verbose, dashboard=dashboard)
     failed, skipped = int((scores["status"] == "failed").sum()), int((scores["status"] == "skipped").sum())
     click.echo(f"{len(scores)} scenarios, {failed} failed, {skipped} skipped; results in {out or _output_of(job)}")
     if failed:
@@ -183,8 +204,9 @@ def summarize(out: tuple[Path, ...], report_dir: Path | None) -> None:
 @click.argument("job", type=click.Path(path_type=Path))
 @scheduler_option("Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
 @workers_option("Local worker processes (default: one per core); with --scheduler, workers to wait for.")
+@dashboard_option(DASHBOARD_HELP + "; with --scheduler, print the link of the cluster's dashboard.")
 @click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: the job's output).")
-def audit(job: Path, scheduler: str | None, workers: int | None, out: Path | None) -> None:
+def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: Path | None) -> None:
     """Run JOB as a dated audit and compare with the previous one.
 
     Exit code 4 when the release is flagged (a scenario at risk or serious, or worse than at the
@@ -193,7 +215,7 @@ def audit(job: Path, scheduler: str | None, workers: int | None, out: Path | Non
     from alc_dask.report.nightly import run_audit
 
     with _clear_errors():
-        outcome = run_audit(job, scheduler=scheduler, workers=workers, out=out)
+        outcome = run_audit(job, scheduler=scheduler, workers=workers, out=out, dashboard=dashboard)
     click.echo(outcome.report.read_text())
     click.echo(f"Audit report: {outcome.report}")
     sys.exit(_audit_exit_code(outcome.diff.flagged))
@@ -206,7 +228,8 @@ def audit(job: Path, scheduler: str | None, workers: int | None, out: Path | Non
 @click.option("--rows", type=click.IntRange(min=DEMO_MIN_ROWS), default=5000, show_default=True, help="Rows of the synthetic population.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the population and its releases.")
 @workers_option("Local worker processes (default: one per core).")
-def demo(out: Path, rows: int, seed: int, workers: int | None) -> None:
+@dashboard_option(DASHBOARD_HELP + ".")
+def demo(out: Path, rows: int, seed: int, workers: int | None, dashboard: bool | str) -> None:
     """Attack a weakly and a strongly anonymized synthetic release on a local cluster and report."""
     from alc_dask.demo import run_demo
     from alc_dask.report import as_text
@@ -215,7 +238,7 @@ def demo(out: Path, rows: int, seed: int, workers: int | None) -> None:
 
     click.echo(f"Demo: a synthetic population of {rows} people, released weakly (10% swapped) and strongly (60% swapped) anonymized.")
     with _clear_errors():
-        paths = run_demo(out, rows=rows, seed=seed, workers=workers)
+        paths = run_demo(out, rows=rows, seed=seed, workers=workers, dashboard=dashboard)
         scores = pd.concat([read_scores(out / "results" / level) for level in ("weak", "strong")], ignore_index=True)
     click.echo(as_text(summary_of(scores)))
     click.echo(f"Report: {paths['html'].resolve()}")
@@ -234,7 +257,8 @@ def paper() -> None:
 @click.option("--all", "everything", is_flag=True, help="Every attack of the paper's jobs.json, no sampling.")
 @scheduler_option("Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
 @workers_option("Local worker processes (default: one per core); with --scheduler, workers to wait for.")
-def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, scheduler: str | None, workers: int | None) -> None:
+@dashboard_option(DASHBOARD_HELP + "; with --scheduler, print the link of the cluster's dashboard.")
+def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, scheduler: str | None, workers: int | None, dashboard: bool | str) -> None:
     """Run the paper's job files (jobs/paper/*.yaml), one after the other, on one cluster."""
     from alc_dask.engine import run_job
     from alc_dask.engine.cluster import connect
@@ -242,7 +266,7 @@ def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, sche
     from alc_dask.reproduction import with_paper_sample
 
     failed = 0
-    with _clear_errors(), connect(scheduler, workers) as client:
+    with _clear_errors(), connect(scheduler, workers, dashboard) as client:
         for job in jobs:
             spec = load_job(job)
             if sample or everything:

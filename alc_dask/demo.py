@@ -46,8 +46,10 @@ def demo_job(level: str) -> dict:
     }
 
 
-def run_demo(folder: str | Path, rows: int = 5000, seed: int = 0, workers: int | None = None, progress: bool = True) -> dict[str, Path]:
-    """Make the release, run both jobs on one local cluster, write the report; return the report's files."""
+def run_demo(
+    folder: str | Path, rows: int = 5000, seed: int = 0, workers: int | None = None, progress: bool = True, dashboard: bool | str = False
+) -> dict[str, Path]:
+    """Make the release, run both jobs on one local cluster (``dashboard`` as ``connect`` takes it), write the report; return the report's files."""
     folder = Path(folder)
     data, jobs = folder / "data", folder / "jobs"
     data.mkdir(parents=True, exist_ok=True)
@@ -55,7 +57,7 @@ def run_demo(folder: str | Path, rows: int = 5000, seed: int = 0, workers: int |
     for name, table in make_demo_release(rows, seed).items():
         table.to_parquet(data / f"{name}.parquet", index=False)
     scores = []
-    with connect(workers=workers) as client:
+    with connect(workers=workers, dashboard=dashboard) as client:
         for level in LEVELS:
             path = jobs / f"demo-{level}.yaml"
             path.write_text(yaml.safe_dump(demo_job(level), sort_keys=False))

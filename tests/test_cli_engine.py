@@ -298,7 +298,7 @@ def test_bad_schedulers_fail_in_one_line_without_traceback(tmp_path, kind):
             "name: x\nrelease: {original: o.csv, anonymized: [a.csv]}\nscenarios: [{generate: each_column}]\nsed: 3\n",
             "sed: Extra inputs are not permitted; got 3",
         ),
-        ("name: x\nrelease: {original: o.csv, anonymized: [a.csv]}\nscenarios: [{generate: each_column}]\n", "release.original: file"),
+        ("name: x\nrelease: {original: o.csv, anonymized: [a.csv]}\nscenarios: [{generate: each_column}]\n", "o.csv': no such file or directory"),
     ],
 )
 def test_bad_job_files(tmp_path, content, message):

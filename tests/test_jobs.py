@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from alc_dask import Release
+from alc_dask.data import ReleaseError
 from alc_dask.families.alc import AlcFamily, AttackSpec
 from alc_dask.jobs import JobSpecError, check_files, expand, load_job, paper_secrets, scenario_id, scenario_seed, unique_share, validate_job
 from alc_dask.synthetic import make_population
@@ -76,7 +77,7 @@ def test_malformed_yaml_missing_and_unknown_files(tmp_path):
 
 def test_missing_release_file_names_the_field(tmp_path):
     spec = load_job(write(tmp_path, BASE))
-    with pytest.raises(JobSpecError, match=r"release.original: file .*original.parquet' not found"):
+    with pytest.raises(ReleaseError, match=r"job\.yaml: release\.original: '.*original\.parquet': no such file or directory"):
         check_files(spec, "job.yaml")
 
 

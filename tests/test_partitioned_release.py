@@ -138,8 +138,8 @@ def test_a_part_file_with_other_columns_is_named(tmp_path):
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("memory://nowhere/table.parquet", "release.original: memory://nowhere/table.parquet: does not exist"),
-        ("nosuchfs://bucket/t.parquet", "cannot be reached"),
+        ("memory://nowhere/table.parquet", "release.original: 'memory://nowhere/table.parquet': no such file"),
+        ("nosuchfs://bucket/t.parquet", "release.original: 'nosuchfs://bucket/t.parquet': cannot"),
     ],
 )
 def test_an_unreachable_url_is_named(url, message):

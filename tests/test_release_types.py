@@ -206,17 +206,17 @@ def test_a_table_folder_without_part_files_is_named(tmp_path, name):
     (tmp_path / name).mkdir()
     (tmp_path / name / "notes.txt").write_text("not a table")
     frame = pd.DataFrame({"a": [1, 2]})
-    with pytest.raises(ReleaseError, match=rf"{name.replace('.', '[.]')}: the folder holds no .parquet or .csv file"):
+    with pytest.raises(ReleaseError, match=rf"{name.replace('.', '[.]')}': holds no .parquet or .csv file"):
         Release.load(frame, [tmp_path / name])
 
 
-def test_check_files_says_a_folder_holds_no_table(tmp_path):
-    from alc_dask.jobs import JobSpecError, check_files, validate_job
+def test_check_files_says_a_directory_without_parts_holds_none(tmp_path):
+    from alc_dask.jobs import check_files, validate_job
 
     (tmp_path / "original.parquet").mkdir()
     folder = str(tmp_path / "original.parquet")
     spec = validate_job({"name": "j", "release": {"original": folder, "anonymized": [folder]}, "scenarios": [{"generate": "each_column"}]})
-    with pytest.raises(JobSpecError, match=r"job\.yaml: release\.original: .*original\.parquet: the folder holds no .parquet or .csv file"):
+    with pytest.raises(ReleaseError, match=r"release\.original: .*original\.parquet': the directory holds no part file"):
         check_files(spec, "job.yaml")
 
 

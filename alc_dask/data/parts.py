@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from fsspec.utils import read_block
 
 from alc_dask.data.errors import ReleaseError
+from alc_dask.data.fingerprint import dataset_files
 from alc_dask.data.io import arrow_to_pandas, check_unique, table_format
 
 ROWS_PER_PART = 1_000_000
@@ -25,7 +26,6 @@ ROWS_PER_PART = 1_000_000
 DEFAULT_BROADCAST_LIMIT = 256 * 2**20
 """Encoded size up to which a release is copied to every worker rather than kept in parts on them."""
 CSV_BLOCK_BYTES = 64 * 2**20
-_HIDDEN = ("_", ".")
 
 
 @dataclass(frozen=True)
@@ -105,34 +105,12 @@ def estimated_bytes(tables: list[TableParts]) -> int:
 
 
 def _files(path: str, name: str) -> tuple[fsspec.AbstractFileSystem, list[str]]:
-    try:
-        fs, location = fsspec.core.url_to_fs(path)
-        if fs.isdir(location):
-            files = [f for f in sorted(fs.find(location)) if not _hidden(f, location) and _is_table_file(f)]
-            if not files:
-                raise ReleaseError(f"{_label(name, path)}: the folder holds no .parquet or .csv file")
-            return fs, files
-        if any(c in location for c in "*?["):
-            files = sorted(fs.glob(location))
-            if not files:
-                raise ReleaseError(f"{_label(name, path)}: no file matches")
-            return fs, files
-        if not fs.exists(location):
-            raise ReleaseError(f"{_label(name, path)}: does not exist")
-        return fs, [location]
-    except ReleaseError:
-        raise
-    except Exception as error:  # noqa: BLE001 - unreachable storage, bad credentials, unknown protocol: one clear line
-        raise ReleaseError(f"{_label(name, path)}: cannot be reached ({type(error).__name__}: {error})") from None
-
-
-def _label(name: str, path: str) -> str:
-    """Where an error is: the field and the path, or the path alone when it is the name."""
-    return path if name == path else f"{name}: {path}"
-
-
-def _hidden(file: str, folder: str) -> bool:
-    return any(piece.startswith(_HIDDEN) for piece in file[len(folder) :].split("/") if piece)
+    """The table files of the dataset at `path`, in order; other files (notes, checksums) are left out."""
+    fs, files, _ = dataset_files(path, name)
+    tables = [f.path for f in files if _is_table_file(f.path)]
+    if not tables:
+        raise ReleaseError(f"{name}: {path!r}: holds no .parquet or .csv file")
+    return fs, tables
 
 
 def _is_table_file(file: str) -> bool:

@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +28,10 @@ WORKERS_TIMEOUT = 120
 PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx")
 ADDRESS = re.compile(r"(?:(?P<protocol>[a-z]+)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>\d{1,5})")
 EXPECTED_ADDRESS = f"expected PROTOCOL://HOST:PORT with PROTOCOL one of {', '.join(PROTOCOLS)} (e.g. tcp://10.0.0.5:8786), or the path of a scheduler file"
+DEFAULT_DASHBOARD = "127.0.0.1:8787"
+"""Where a local cluster's dashboard binds without an address: this machine only, Dask's usual port
+(if it is taken, distributed warns and binds a free one; the link printed is the real one)."""
+DASHBOARD_ADDRESS = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)?:(?P<port>\d{1,5})")
 
 
 class EngineError(RuntimeError):
@@ -51,15 +56,38 @@ def scheduler_address(scheduler: str) -> str:
     return scheduler
 
 
+def check_dashboard(dashboard: bool | str, scheduler: str | None = None) -> None:
+    """ValueError unless ``dashboard`` is a bool, or an address (HOST:PORT, or :PORT for every interface) for a local cluster."""
+    if not isinstance(dashboard, str):
+        return
+    if not is_dashboard_address(dashboard):
+        raise ValueError(f"dashboard address {dashboard!r}: expected HOST:PORT or :PORT (e.g. 127.0.0.1:8790)")
+    if scheduler is not None:
+        raise ValueError(
+            f"dashboard address {dashboard!r}: an address binds a local cluster's dashboard; a running cluster's is where its scheduler serves it "
+            "(--dashboard without an address prints its link)"
+        )
+
+
+def is_dashboard_address(text: str) -> bool:
+    match = DASHBOARD_ADDRESS.fullmatch(text)
+    return bool(match) and int(match["port"]) < 65536
+
+
 @contextmanager
-def connect(scheduler: str | None = None, workers: int | None = None) -> Iterator[Client]:
+def connect(scheduler: str | None = None, workers: int | None = None, dashboard: bool | str = False) -> Iterator[Client]:
     """A client of ``scheduler`` (an address or a scheduler file), else of a new ``LocalCluster``.
 
     With a scheduler, ``workers`` is how many workers to wait for before starting; locally it is
-    how many worker processes to start (default: one per core).
+    how many worker processes to start (default: one per core). ``dashboard``: True starts the
+    local cluster's Dask dashboard on ``DEFAULT_DASHBOARD``, an address binds it there; its link
+    is printed on stderr. With a scheduler, True prints the link of the dashboard it serves, if any.
     """
+    check_dashboard(dashboard, scheduler)
     if scheduler is None:
-        with _local_client(workers or local_workers()) as client:
+        with _local_client(workers or local_workers(), DEFAULT_DASHBOARD if dashboard is True else dashboard or None) as client:
+            if dashboard:
+                _say(f"Dask dashboard: {client.dashboard_link}")
             yield client
         return
     address = scheduler_address(scheduler)
@@ -73,6 +101,8 @@ def connect(scheduler: str | None = None, workers: int | None = None) -> Iterato
             client.wait_for_workers(workers or 1, timeout=WORKERS_TIMEOUT)
         except TimeoutError:
             raise EngineError(f"the scheduler at {scheduler!r} has fewer than {workers or 1} workers after {WORKERS_TIMEOUT}s") from None
+        if dashboard:
+            _say(_cluster_dashboard(client, scheduler))
         yield client
 
 
@@ -82,13 +112,13 @@ class OnDemandClient:
     Given ``client``, that one is used and left open; otherwise ``connect(scheduler, workers)``.
     """
 
-    def __init__(self, client=None, scheduler: str | None = None, workers: int | None = None):
-        self._given, self._scheduler, self._workers = client, scheduler, workers
+    def __init__(self, client=None, scheduler: str | None = None, workers: int | None = None, dashboard: bool | str = False):
+        self._given, self._scheduler, self._workers, self._dashboard = client, scheduler, workers, dashboard
         self._stack = ExitStack()
 
     def get(self) -> Client:
         if self._given is None:
-            self._given = self._stack.enter_context(connect(self._scheduler, self._workers))
+            self._given = self._stack.enter_context(connect(self._scheduler, self._workers, self._dashboard))
         return self._given
 
     def __enter__(self) -> "OnDemandClient":
@@ -96,6 +126,23 @@ class OnDemandClient:
 
     def __exit__(self, *exc) -> None:
         self._stack.close()
+
+
+def _cluster_dashboard(client: Client, scheduler: str) -> str:
+    """The link of a running cluster's dashboard. Its scheduler reports an HTTP server even without
+    one (for health checks and metrics): whether the dashboard's Bokeh application is mounted on it says."""
+    link = client.dashboard_link
+    if link and client.run_on_scheduler(_serves_dashboard):
+        return f"Dask dashboard of the cluster: {link}"
+    return f"the Dask cluster at {scheduler!r} serves no dashboard (its scheduler runs with --no-dashboard, or without bokeh installed)"
+
+
+def _serves_dashboard(dask_scheduler) -> bool:
+    return bool(dask_scheduler.http_application.applications)
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 class IgnoreInterrupts(WorkerPlugin):
@@ -110,16 +157,16 @@ class IgnoreInterrupts(WorkerPlugin):
 
 
 @contextmanager
-def _local_client(workers: int) -> Iterator[Client]:
+def _local_client(workers: int, dashboard: str | None) -> Iterator[Client]:
     with (
         LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
-            # The scheduler serves HTTP (health, metrics) even without a dashboard, by default on 8787:
+            dashboard_address=dashboard,
+            # Without a dashboard the scheduler still serves HTTP (health, metrics), by default on 8787:
             # a random local port never collides with another cluster's dashboard.
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            scheduler_kwargs={} if dashboard else {"dashboard_address": "127.0.0.1:0"},
             silence_logs=logging.ERROR,
         ) as cluster,
         Client(cluster, set_as_default=False) as client,

@@ -9,15 +9,15 @@ from concurrent.futures import CancelledError
 from itertools import islice
 from pathlib import Path
 
-import fsspec
 import pandas as pd
 from distributed import as_completed
 
 from alc_dask.attacks.registry import registered_attacks
 from alc_dask.data import Release
+from alc_dask.data.fingerprint import data_digest
 from alc_dask.data.on_cluster import load_on_cluster
 from alc_dask.data.parts import estimated_bytes, list_parts
-from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, OnDemandClient
+from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, OnDemandClient, check_dashboard
 from alc_dask.engine.progress import Progress
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenario, skipped_outcome
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
@@ -36,18 +36,21 @@ def run_job(
     progress: bool = True,
     verbose: bool = False,
     client=None,
+    dashboard: bool | str = False,
 ) -> pd.DataFrame:
     """Run every scenario of a job not yet finished in its output directory; return all its scores.
 
     ``scheduler``: the address (or scheduler file) of a running Dask cluster; without it a local
     cluster of ``workers`` single-threaded processes (default: one per core). ``out`` overrides the
-    spec's output directory; ``client`` runs on an existing Dask client instead. The scores frame
+    spec's output directory; ``client`` runs on an existing Dask client instead. ``dashboard``: see
+    ``connect`` (checked before any work). The scores frame
     has a ``status`` column: ``ok``, ``failed`` or ``skipped`` (cannot be attacked; reason in ``error``).
     """
+    check_dashboard(dashboard, scheduler)
     spec, source = _as_spec(spec_or_path)
     check_files(spec, source)
     store = ResultStore.create(out or spec.output, manifest(spec))
-    with OnDemandClient(client, scheduler, workers) as cluster:
+    with OnDemandClient(client, scheduler, workers, dashboard) as cluster:
         release = prepare_release(spec, cluster)
         scenarios = expand(spec, release, source)
         done = store.completed()
@@ -189,7 +192,7 @@ def manifest(spec: JobSpec) -> dict:
         include={"name", "release", "halting", "measure", "baseline_settings", "swap_fraction", "seed", "store_values"},
         exclude={"release": {"broadcast_limit", "rows_per_part"}},  # where the release is held never changes a score
     )
-    data = {field: data_digest(path) for field, path in release_files(spec)}
+    data = {field: data_digest(path, field) for field, path in release_files(spec)}
     fingerprint = hashlib.sha256(json.dumps([settings, data, __version__], sort_keys=True).encode()).hexdigest()[:16]
     return {"job": spec.name, "release": spec.release.label, "fingerprint": fingerprint, "settings": settings, "data": data, "alc_dask": __version__}
 
@@ -201,23 +204,6 @@ def release_files(spec: JobSpec) -> list[tuple[str, str]]:
     if r.control:
         files.append(("release.control", r.control))
     return files
-
-
-def data_digest(path: str) -> str:
-    """A local file's SHA-256: a file replaced at the same path is caught even with the same size and date.
-
-    For a URL, the file system's key of the file's metadata (an object store's ETag, or size and
-    modification time): hashing would download the table a second time.
-    """
-    if "://" not in path and os.path.isdir(path):
-        files = sorted(Path(path).rglob("*"))
-        listing = [(str(f.relative_to(path)), f.stat().st_size, f.stat().st_mtime_ns) for f in files if f.is_file()]
-        return "files:" + hashlib.sha256(json.dumps(listing).encode()).hexdigest()
-    if "://" not in path:
-        with open(path, "rb") as handle:
-            return "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()
-    fs, location = fsspec.core.url_to_fs(path)
-    return "fsspec:" + fs.ukey(location)
 
 
 def _as_spec(spec_or_path) -> tuple[JobSpec, str]:

@@ -11,7 +11,6 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from alc_dask.data.errors import ReleaseError
 from alc_dask.data.parts import list_parts
 from alc_dask.families import get_family
 from alc_dask.families.alc_settings import INVALID_FIELD
@@ -73,28 +72,24 @@ def resolve_paths(spec: JobSpec, base: Path) -> JobSpec:
 
 
 def check_files(spec: JobSpec, source: str = "job") -> None:
-    """Fail early, naming the field, when a local input file is missing."""
-    fields = [("release.original", spec.release.original), *((f"release.anonymized[{i}]", p) for i, p in enumerate(spec.release.anonymized))]
+    """Fail early, naming the field, when an input is missing: a release table (file, directory of
+    parts, glob or URL: ``ReleaseError``, also when its URL cannot be reached or its parts disagree
+    on columns or types) or a jobs file."""
+    tables = [("release.original", spec.release.original), *((f"release.anonymized[{i}]", p) for i, p in enumerate(spec.release.anonymized))]
     if spec.release.control:
-        fields.append(("release.control", spec.release.control))
-    fields += [(f"scenarios[{i}].jobs_file", s.jobs_file) for i, s in enumerate(spec.scenarios) if isinstance(s, PaperProtocol)]
-    for field, value in fields:
-        if field.startswith("release."):
-            _check_table(source, field, value)
-        elif Path(value).is_dir():
-            raise JobSpecError(f"{source}: {field}: {value!r} is a directory, not a file")
-        elif not Path(value).is_file():
-            raise JobSpecError(f"{source}: {field}: file {value!r} not found")
+        tables.append(("release.control", spec.release.control))
+    for field, value in tables:
+        list_parts(value, f"{source}: {field}")
+    for i, scenario in enumerate(spec.scenarios):
+        if isinstance(scenario, PaperProtocol):
+            _check_file(scenario.jobs_file, f"{source}: scenarios[{i}].jobs_file")
 
 
-def _check_table(source: str, field: str, path: str) -> None:
-    """A release table (file, folder or glob of part files, local or URL) exists and its parts agree."""
-    if "://" not in path and not any(c in path for c in "*?[") and not Path(path).exists():
-        raise JobSpecError(f"{source}: {field}: file {path!r} not found")
-    try:
-        list_parts(path, field)
-    except ReleaseError as error:
-        raise JobSpecError(f"{source}: {error}") from None
+def _check_file(value: str, name: str) -> None:
+    if "://" not in value and Path(value).is_dir():
+        raise JobSpecError(f"{name}: {value!r} is a directory, not a file")
+    if "://" not in value and not Path(value).is_file():
+        raise JobSpecError(f"{name}: file {value!r} not found")
 
 
 def _parse(path: Path):

@@ -28,7 +28,14 @@ class AuditOutcome:
 
 
 def run_audit(
-    job_path, scheduler: str | None = None, workers: int | None = None, out: str | os.PathLike | None = None, *, stamp: str | None = None, progress: bool = True
+    job_path,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    out: str | os.PathLike | None = None,
+    *,
+    stamp: str | None = None,
+    progress: bool = True,
+    dashboard: bool | str = False,
 ) -> AuditOutcome:
     """Audit the job in ``job_path``; bad input is an error naming that file (the release label is a
     safe folder name, see ``ReleaseSpec.label``)."""
@@ -37,7 +44,7 @@ def run_audit(
     folder = Path(out or spec.output) / "audits" / release
     stamp = stamp or datetime.now(UTC).strftime("%Y-%m-%dT%H%M%SZ")
     previous = previous_audit(folder, before=stamp)
-    scores = run_job(job_path, scheduler=scheduler, workers=workers, out=folder / stamp, progress=progress)
+    scores = run_job(job_path, scheduler=scheduler, workers=workers, out=folder / stamp, progress=progress, dashboard=dashboard)
     diff = compare(scores, read_scores(folder / previous) if previous else None, worse_by=spec.audit.worse_by)
     report = folder / stamp / f"audit-{stamp}.md"
     temporary = report.with_name(f".{report.name}.tmp")

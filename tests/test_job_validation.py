@@ -427,4 +427,6 @@ def test_a_corrupt_manifest_is_named(tmp_path):
 def test_audit_errors_name_the_job_file(tmp_path, no_cluster):
     job = write(tmp_path, {**BASE, "output": "out"})  # its release files do not exist
     result = invoke("audit", job)
-    assert result.exit_code == EXIT_BAD_INPUT and f"{job}: release.original: file" in result.output
+    assert (
+        result.exit_code == EXIT_BAD_INPUT and f"{job}: release.original: " in result.output and "original.parquet': no such file or directory" in result.output
+    )

@@ -18,7 +18,7 @@ from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, connect
 from alc_dask.engine.progress import Progress
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenario, skipped_outcome
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
-from alc_dask.results import ResultStore
+from alc_dask.results import COMPACT_ABOVE, ResultStore
 
 
 def run_job(
@@ -47,6 +47,7 @@ def run_job(
     for scenario in scenarios:
         if scenario.skipped and scenario.id not in done:
             store.write(skipped_outcome(scenario, job_context(spec)).scores, None)
+    store.flush()
     todo = [s for s in scenarios if s.id not in done and not s.skipped]
     if todo:
         bar = Progress(len(todo), spec.name, progress, verbose)
@@ -55,6 +56,7 @@ def run_job(
         else:
             with connect(scheduler, workers) as own_client:
                 fan_out(own_client, release, todo, job_context(spec), store, bar)
+    store.compact(above=COMPACT_ABOVE)
     scores = store.read_scores()
     wanted = {s.id for s in scenarios}
     return scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
@@ -92,6 +94,7 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
     finally:
         progress.close()
         tasks.cancel()
+        store.flush()  # what finished before Ctrl-C or an error is saved
 
 
 class ScenarioTasks:

@@ -5,6 +5,7 @@ into place (``os.replace`` is atomic). On an object store a PUT is already atomi
 appears whole or not at all), so the final key is written directly: renaming there is a copy.
 """
 
+import functools
 import os
 import posixpath
 from pathlib import Path
@@ -41,6 +42,21 @@ def read_text(location: str | os.PathLike) -> str:
         return handle.read()
 
 
+def _named_errors(operation):
+    """A file system's own errors (an unreachable endpoint, missing credentials) as an OSError naming the file."""
+
+    @functools.wraps(operation)
+    def named(self, path, *args):
+        try:
+            return operation(self, path, *args)
+        except OSError:
+            raise
+        except Exception as error:  # noqa: BLE001 - each file system raises its own types (botocore's, gcsfs', ...)
+            raise OSError(f"{self.display(path)}: {type(error).__name__}: {error}") from error
+
+    return named
+
+
 class Files:
     """One root on its file system; paths are the file system's own (a URL without its protocol)."""
 
@@ -56,10 +72,15 @@ class Files:
         """How messages name a file: as the user gave the root, then the names."""
         return str(join(self.url, *names))
 
+    def display(self, path: str) -> str:
+        """A path of this file system as a URL (a local path as it is)."""
+        return path if self.local else self.fs.unstrip_protocol(path)
+
     @staticmethod
     def parent(path: str) -> str:
         return posixpath.dirname(path.rstrip("/"))
 
+    @_named_errors
     def names(self, folder: str) -> list[str]:
         """Names of the entries of ``folder`` (none when it does not exist), listed afresh, not from a cache."""
         self.fs.invalidate_cache(folder)
@@ -68,6 +89,7 @@ class Files:
         except (FileNotFoundError, NotADirectoryError):
             return []
 
+    @_named_errors
     def folders(self, folder: str) -> list[str]:
         self.fs.invalidate_cache(folder)
         try:
@@ -76,15 +98,19 @@ class Files:
             return []
         return sorted(posixpath.basename(entry["name"].rstrip("/")) for entry in entries if entry["type"] == "directory")
 
+    @_named_errors
     def makedirs(self, folder: str) -> None:
         self.fs.makedirs(folder, exist_ok=True)
 
+    @_named_errors
     def exists(self, path: str) -> bool:
         return self.fs.isfile(path)
 
+    @_named_errors
     def read_bytes(self, path: str) -> bytes:
         return self.fs.cat_file(path)
 
+    @_named_errors
     def put_bytes(self, path: str, data: bytes) -> None:
         if not self.local:
             self.fs.pipe_file(path, data)
@@ -94,6 +120,7 @@ class Files:
             handle.write(data)
         os.replace(temporary, path)
 
+    @_named_errors
     def put_table(self, path: str, table: pa.Table) -> None:
         """A Parquet file; row groups of at most ``ROW_GROUP`` rows so that filters on sorted columns skip most of them."""
         if not self.local:
@@ -105,6 +132,7 @@ class Files:
         pq.write_table(table, temporary, row_group_size=ROW_GROUP)
         os.replace(temporary, path)
 
+    @_named_errors
     def remove(self, path: str) -> None:
         try:
             self.fs.rm_file(path)

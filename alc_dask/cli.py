@@ -143,9 +143,9 @@ def score(predictions: Path, max_interval: float) -> None:
 @scheduler_option("Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
 @workers_option("Local worker processes (default: one per core); with --scheduler, workers to wait for.")
 @dashboard_option(DASHBOARD_HELP + "; with --scheduler, print the link of the cluster's dashboard.")
-@click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: the job's output).")
+@click.option("--out", help="Output directory or fsspec URL such as s3://bucket/prefix (default: the job's output).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line per finished scenario.")
-def run(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: Path | None, verbose: bool) -> None:
+def run(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: str | None, verbose: bool) -> None:
     """Run every scenario of JOB not already finished in its output directory.
 
     Exit code 3 when scenarios failed (re-running retries them), 0 when none did.
@@ -182,20 +182,23 @@ def plan(job: Path) -> None:
 
 
 @main.command()
-@click.argument("out", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--report", "report_dir", type=click.Path(path_type=Path), help="Report folder (default: OUT/report of the first OUT).")
-def summarize(out: tuple[Path, ...], report_dir: Path | None) -> None:
-    """Summarize the results in one or more output directories; write text, Markdown and HTML reports."""
+@click.argument("out", nargs=-1, required=True)
+@click.option("--report", "report_dir", help="Report folder or fsspec URL (default: OUT/report of the first OUT).")
+def summarize(out: tuple[str, ...], report_dir: str | None) -> None:
+    """Summarize the results in one or more output directories or fsspec URLs; write text, Markdown and HTML reports."""
     from alc_dask.report import as_text, write_report
     from alc_dask.report import summarize as summary_of
     from alc_dask.results import read_scores
+    from alc_dask.results.files import is_url, join
 
     with _clear_errors():
+        if missing := [folder for folder in out if not is_url(folder) and not Path(folder).is_dir()]:
+            raise Failure(f"{', '.join(missing)}: no such output directory")
         scores = pd.concat([read_scores(folder) for folder in out], ignore_index=True)
         if scores.empty:
             raise Failure(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/)")
         summary = summary_of(scores)
-        paths = write_report(summary, report_dir or out[0] / "report")
+        paths = write_report(summary, report_dir or join(out[0], "report"))
     click.echo(as_text(summary))
     click.echo(f"Report: {paths['html']} (Markdown: {paths['markdown']})")
 
@@ -205,8 +208,8 @@ def summarize(out: tuple[Path, ...], report_dir: Path | None) -> None:
 @scheduler_option("Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
 @workers_option("Local worker processes (default: one per core); with --scheduler, workers to wait for.")
 @dashboard_option(DASHBOARD_HELP + "; with --scheduler, print the link of the cluster's dashboard.")
-@click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: the job's output).")
-def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: Path | None) -> None:
+@click.option("--out", help="Output directory or fsspec URL (default: the job's output).")
+def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: str | None) -> None:
     """Run JOB as a dated audit and compare with the previous one.
 
     Exit code 4 when the release is flagged (a scenario at risk or serious, or worse than at the
@@ -216,7 +219,7 @@ def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool
 
     with _clear_errors():
         outcome = run_audit(job, scheduler=scheduler, workers=workers, out=out, dashboard=dashboard)
-    click.echo(outcome.report.read_text())
+    click.echo(outcome.markdown)
     click.echo(f"Audit report: {outcome.report}")
     sys.exit(_audit_exit_code(outcome.diff.flagged))
 

@@ -20,6 +20,7 @@ from distributed import Client
 
 from alc_dask.cli import EXIT_BAD_INPUT, EXIT_CLUSTER_UNAVAILABLE, EXIT_INTERRUPTED, main
 from alc_dask.engine.cluster import CONNECT_TIMEOUT
+from alc_dask.results import read_scores
 from alc_dask.synthetic import make_demo_release
 
 BIN = Path(sys.executable).parent
@@ -123,7 +124,8 @@ def test_run_on_a_cluster_then_summarize_and_resume(cluster, tmp_path):
     assert {p: p.stat().st_mtime_ns for p in parts} == parts  # nothing rerun or rewritten
 
 
-def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path):
+def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path, monkeypatch):
+    monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")  # a part per scenario: the test sees each one finish
     job = write_job(tmp_path, ["income", "region", "education", "occupation", "age", "hours_per_week"], rows=2500)
     ids = planned_ids(job)
     run = subprocess.Popen(
@@ -146,8 +148,9 @@ def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path):
     assert (pairs.reindex(scores["scenario_id"]).to_numpy() == scores["pairs"].to_numpy()).all()
 
 
-def test_the_only_worker_restarted_by_its_nanny_mid_run_loses_no_scenario(tmp_path):
+def test_the_only_worker_restarted_by_its_nanny_mid_run_loses_no_scenario(tmp_path, monkeypatch):
     """The release sent to the worker dies with it; the run must send it again, not fail the rest."""
+    monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")
     cluster = Cluster(tmp_path, workers=1)
     try:
         job = write_job(tmp_path, ["income", "region", "education", "occupation"], rows=2500)
@@ -178,7 +181,8 @@ def stderr_lines(text: str) -> list[str]:
     return [line for line in re.split(r"[\r\n]+", text) if line.strip() and not re.search(r"\| *\d+/\d+ \[", line)]
 
 
-def test_ctrl_c_stops_a_local_run_cleanly_and_it_resumes(tmp_path):
+def test_ctrl_c_stops_a_local_run_cleanly_and_it_resumes(tmp_path, monkeypatch):
+    monkeypatch.setenv("ALC_DASK_FLUSH_SECONDS", "1")  # a first part soon; the rest is saved on Ctrl-C
     job = write_job(tmp_path, ["income", "region", "education", "occupation"], rows=2500)
     scores_dir = tmp_path / "out" / "scores"
     # A terminal's Ctrl-C reaches the whole foreground process group: the runner and its local workers.
@@ -195,7 +199,7 @@ def test_ctrl_c_stops_a_local_run_cleanly_and_it_resumes(tmp_path):
     assert run.returncode == EXIT_INTERRUPTED, err
     assert "Traceback" not in err and "Error" not in err and "Aborted" not in err, err
     (line,) = stderr_lines(err)
-    done = len(list(scores_dir.glob("*.parquet")))
+    done = len(read_scores(tmp_path / "out"))
     assert line == f"interrupted; {done} of 12 scenarios done, re-run to resume"
     Cluster._wait(lambda: not _group_alive(run.pid), "the end of the local workers", timeout=30)
 

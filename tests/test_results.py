@@ -34,6 +34,7 @@ def test_parts_read_back_as_one_table_with_fixed_types(tmp_path):
     store = ResultStore.create(tmp_path, MANIFEST)
     store.write(scores_row(A), predictions(A))
     store.write(scores_row(B, "failed"), None)
+    store.flush()
     scores = read_scores(tmp_path).set_index("scenario_id")
     assert scores.loc[A, "alc"] == 0.5 and scores.loc[B, "error"] == "boom"
     assert str(scores["base_n"].dtype) == "int64" and "attack_full_recall_prc" in scores.columns
@@ -41,10 +42,11 @@ def test_parts_read_back_as_one_table_with_fixed_types(tmp_path):
     assert len(read_predictions(tmp_path)) == 3
 
 
-def test_rewriting_a_scenario_replaces_its_part(tmp_path):
+def test_rewriting_a_scenario_replaces_its_row(tmp_path):
     store = ResultStore.create(tmp_path, MANIFEST)
     store.write(scores_row(A, "failed"), None)
     store.write(scores_row(A, alc=0.7), predictions(A))
+    store.flush()
     scores = read_scores(tmp_path)
     assert list(scores["scenario_id"]) == [A] and scores["alc"].iloc[0] == 0.7
 
@@ -52,32 +54,35 @@ def test_rewriting_a_scenario_replaces_its_part(tmp_path):
 def test_interrupted_writes_never_look_complete(tmp_path):
     store = ResultStore.create(tmp_path, MANIFEST)
     store.write(scores_row(A), predictions(A))
-    predictions(B).to_parquet(store.predictions_dir / f"{B}.parquet")  # crash after predictions, before scores
-    (store.scores_dir / f".{C}.parquet.tmp-1").write_bytes(b"half a file")  # crash mid-write
+    store.flush()
+    predictions(B).to_parquet(tmp_path / "predictions" / "part-00000002.parquet")  # crash after predictions, before scores
+    (tmp_path / "scores" / ".part-00000003.parquet.tmp-1").write_bytes(b"half a file")  # crash mid-write
     assert set(read_scores(tmp_path)["scenario_id"]) == {A}
     assert set(read_predictions(tmp_path)["scenario_id"]) == {A}
-    ResultStore.create(tmp_path, MANIFEST)  # reopening removes temporaries
-    assert not list(store.scores_dir.glob(".*"))
+    ResultStore.create(tmp_path, MANIFEST)  # reopening removes temporaries and predictions without scores
+    assert not list((tmp_path / "scores").glob(".*")) and [p.name for p in (tmp_path / "predictions").iterdir()] == ["part-00000001.parquet"]
 
 
 def test_no_part_is_skipped_whatever_its_name(tmp_path):
     """Parquet dataset readers skip names starting with ``_``; parts written by earlier versions had them."""
     store = ResultStore.create(tmp_path, MANIFEST)
     store.write(scores_row("9lives-0000000001"), None)
-    scores_row("_ge-e183c98a9c").to_parquet(store.scores_dir / "_ge-e183c98a9c.parquet")  # an id of the old rule
-    scores_row("-df91f0f55c").to_parquet(store.scores_dir / "-df91f0f55c.parquet")
+    store.flush()
+    scores_row("_ge-e183c98a9c").to_parquet(tmp_path / "scores" / "_ge-e183c98a9c.parquet")  # an id of the old rule
+    scores_row("-df91f0f55c").to_parquet(tmp_path / "scores" / "-df91f0f55c.parquet")
     assert set(read_scores(tmp_path)["scenario_id"]) == {"9lives-0000000001", "_ge-e183c98a9c", "-df91f0f55c"}
 
 
 def test_a_stray_parquet_file_is_ignored_with_a_warning(tmp_path):
     store = ResultStore.create(tmp_path, MANIFEST)
     store.write(scores_row(A), predictions(A))
-    pd.DataFrame({"other": [1, 2]}).to_parquet(store.scores_dir / "summary.parquet")
-    (store.predictions_dir / "notes.txt").write_text("not a part")
+    store.flush()
+    pd.DataFrame({"other": [1, 2]}).to_parquet(tmp_path / "scores" / "summary.parquet")
+    (tmp_path / "predictions" / "notes.txt").write_text("not a part")
     with pytest.warns(UserWarning, match=r"summary\.parquet.*not a results part"):
         scores = read_scores(tmp_path)
     assert list(scores["scenario_id"]) == [A]
-    (store.scores_dir / "summary.parquet").unlink()
+    (tmp_path / "scores" / "summary.parquet").unlink()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert len(read_predictions(tmp_path, [A])) == 3  # only Parquet files are looked at
@@ -99,13 +104,15 @@ def test_the_manifest_is_written_with_the_first_part(tmp_path):
     store = ResultStore.create(tmp_path, MANIFEST)
     assert not (tmp_path / "job.json").exists()
     store.write(scores_row(A), None)
+    store.flush()
     assert json.loads((tmp_path / "job.json").read_text()) == MANIFEST
 
 
 def test_a_manifest_without_results_does_not_hold_the_folder(tmp_path):
     (tmp_path / "job.json").write_text(json.dumps(MANIFEST))  # a start that failed before any result
     other = {**MANIFEST, "fingerprint": "def", "alc_dask": "2.0"}
-    ResultStore.create(tmp_path, other).write(scores_row(A), None)
+    with ResultStore.create(tmp_path, other) as store:
+        store.write(scores_row(A), None)
     assert json.loads((tmp_path / "job.json").read_text())["fingerprint"] == "def"
 
 
@@ -121,7 +128,8 @@ def test_a_manifest_without_results_does_not_hold_the_folder(tmp_path):
     ],
 )
 def test_results_of_other_settings_or_data_are_refused_naming_what_changed(tmp_path, change, named):
-    ResultStore.create(tmp_path, MANIFEST).write(scores_row(A), None)
+    with ResultStore.create(tmp_path, MANIFEST) as store:
+        store.write(scores_row(A), None)
     with pytest.raises(ResultsError, match=rf"holds results of job 'j' measured with other settings or data \({named}"):
         ResultStore.create(tmp_path, {**MANIFEST, "fingerprint": "def", **change})
 

@@ -21,7 +21,7 @@ from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, OnDemandClient
 from alc_dask.engine.progress import Progress
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenario, skipped_outcome
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
-from alc_dask.results import ResultStore
+from alc_dask.results import COMPACT_ABOVE, ResultStore
 
 SCENARIOS_PER_THREAD = 16
 """Scenarios in flight per worker thread on a copied release: ample for the smallest scenarios."""
@@ -57,9 +57,11 @@ def run_job(
         for scenario in scenarios:
             if scenario.skipped and scenario.id not in done:
                 store.write(skipped_outcome(scenario, job_context(spec)).scores, None)
+        store.flush()
         todo = [s for s in scenarios if s.id not in done and not s.skipped]
         if todo:
             fan_out(cluster.get(), release, todo, job_context(spec), store, Progress(len(todo), spec.name, progress, verbose))
+    store.compact(above=COMPACT_ABOVE)
     scores = store.read_scores()
     wanted = {s.id for s in scenarios}
     return scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
@@ -101,6 +103,7 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
     finally:
         progress.close()
         tasks.cancel()
+        store.flush()  # what finished before Ctrl-C or an error is saved
 
 
 def in_flight(client, release: Release) -> int:

@@ -1,8 +1,8 @@
 """Running a job as an audit: a fresh dated run per audit, compared with the release's previous one.
 
-Audits live under ``<output>/audits/<release>/<stamp>/``; each holds its results and
-``audit-<stamp>.md``. An audit is complete when its report exists, so an interrupted audit is
-never taken as the previous one.
+Audits live under ``<output>/audits/<release>/<stamp>/`` (a local folder or an fsspec URL); each
+holds its results and ``audit-<stamp>.md``. An audit is complete when its report exists, so an
+interrupted audit is never taken as the previous one.
 """
 
 import os
@@ -14,13 +14,18 @@ from alc_dask.engine import run_job
 from alc_dask.jobs import load_job
 from alc_dask.report.audit import AuditDiff, audit_markdown, compare
 from alc_dask.results import read_scores
+from alc_dask.results.files import Files, join, read_text, write_file
 
 
 @dataclass(frozen=True)
 class AuditOutcome:
     diff: AuditDiff
-    report: Path
+    report: Path | str  # a URL when the output is one
     previous: str | None
+
+    @property
+    def markdown(self) -> str:
+        return read_text(self.report)
 
     @property
     def passed(self) -> bool:
@@ -41,21 +46,18 @@ def run_audit(
     safe folder name, see ``ReleaseSpec.label``)."""
     spec = load_job(job_path)
     release = spec.release.label
-    folder = Path(out or spec.output) / "audits" / release
+    folder = join(out or spec.output, "audits", release)
     stamp = stamp or datetime.now(UTC).strftime("%Y-%m-%dT%H%M%SZ")
     previous = previous_audit(folder, before=stamp)
-    scores = run_job(job_path, scheduler=scheduler, workers=workers, out=folder / stamp, progress=progress, dashboard=dashboard)
-    diff = compare(scores, read_scores(folder / previous) if previous else None, worse_by=spec.audit.worse_by)
-    report = folder / stamp / f"audit-{stamp}.md"
-    temporary = report.with_name(f".{report.name}.tmp")
-    temporary.write_text(audit_markdown(diff, release, stamp, previous))
-    os.replace(temporary, report)
+    scores = run_job(job_path, scheduler=scheduler, workers=workers, out=join(folder, stamp), progress=progress, dashboard=dashboard)
+    diff = compare(scores, read_scores(join(folder, previous)) if previous else None, worse_by=spec.audit.worse_by)
+    report = join(folder, stamp, f"audit-{stamp}.md")
+    write_file(report, audit_markdown(diff, release, stamp, previous).encode())
     return AuditOutcome(diff, report, previous)
 
 
-def previous_audit(folder: Path, before: str) -> str | None:
+def previous_audit(folder: str | os.PathLike, before: str) -> str | None:
     """The latest complete audit stamp earlier than ``before`` (stamps sort as times)."""
-    if not folder.is_dir():
-        return None
-    complete = [d.name for d in folder.iterdir() if d.is_dir() and d.name < before and (d / f"audit-{d.name}.md").is_file()]
+    files = Files(folder)
+    complete = [name for name in files.folders(files.root) if name < before and files.exists(files.path(name, f"audit-{name}.md"))]
     return max(complete, default=None)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from alc_dask.report.summary import Summary
+from alc_dask.results.files import join, write_file
 
 _ROUND = 3
 
@@ -56,19 +57,18 @@ def as_html(summary: Summary, title: str = "alc_dask summary") -> str:
     return f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{style}</style></head><body>{''.join(parts)}</body></html>\n"
 
 
-def write_report(summary: Summary, folder: str | Path, title: str = "alc_dask summary") -> dict[str, Path]:
-    """summary.txt, summary.md (with the plots as PNG files beside it) and report.html in ``folder``."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+def write_report(summary: Summary, folder: str | Path, title: str = "alc_dask summary") -> dict[str, Path | str]:
+    """summary.txt, summary.md (with the plots as PNG files beside it) and report.html in ``folder``,
+    a local folder or an fsspec URL; each file is written whole or not at all."""
     links = {}
     figures = [(caption, png) for section in summary.sections for caption, png in section.figures.items()]
     for number, (caption, png) in enumerate(figures, start=1):
-        (folder / f"plot-{number}.png").write_bytes(png)
+        write_file(join(folder, f"plot-{number}.png"), png)
         links[caption] = f"plot-{number}.png"
-    paths = {"text": folder / "summary.txt", "markdown": folder / "summary.md", "html": folder / "report.html"}
-    paths["text"].write_text(as_text(summary))
-    paths["markdown"].write_text(as_markdown(summary, title, links))
-    paths["html"].write_text(as_html(summary, title))
+    paths = {"text": join(folder, "summary.txt"), "markdown": join(folder, "summary.md"), "html": join(folder, "report.html")}
+    write_file(paths["text"], as_text(summary).encode())
+    write_file(paths["markdown"], as_markdown(summary, title, links).encode())
+    write_file(paths["html"], as_html(summary, title).encode())
     return paths
 
 

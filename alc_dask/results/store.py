@@ -1,167 +1,172 @@
-"""A results dataset on disk: ``scores/`` and ``predictions/``, one Parquet part per scenario.
+"""A results dataset: ``scores/`` and ``predictions/``, Parquet parts of many scenarios each, under a
+local folder or any fsspec URL.
 
-A part is named ``<scenario id>.parquet``, the id being a readable prefix, ``-`` and 10 hex digits.
-Readers take exactly the files so named, never a scan of the folder: Parquet dataset readers skip
-names starting with ``_`` or ``.`` (the ids of some secrets once did), and a stray Parquet file put
-beside the parts is not a result (it is left out, with a warning).
-
-A part is written to a hidden temporary name and renamed into place (``os.replace`` is atomic), so a
-crash never leaves a part that looks complete. The predictions part is renamed before the scores
-part, so a scenario is complete exactly when its scores part exists. ``job.json`` records the
-settings, data and alc_dask version the parts were measured with; it is written with the first part,
-so a start that fails earlier does not hold the folder. Resuming with any of them changed is refused
-rather than mixing results.
+Outcomes are buffered and written as one part when ``part_scenarios`` of them wait, or
+``flush_seconds`` after the first of them, so a long job saves progress, and at ``flush()`` (the
+runner flushes at the end, on Ctrl-C and on errors). What is still buffered is not done: a re-run
+recomputes it. Parts are written atomically, predictions first (see ``parts``); readers take
+exactly the part files, one row per scenario, and pyarrow applies their filters. ``compact()``
+rewrites small parts into full ones and drops superseded rows.
 """
 
-import json
 import os
 import re
+import threading
 import warnings
-from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from alc_dask.results.buffer import PartBuffer
+from alc_dask.results.compact import compact_parts
+from alc_dask.results.files import Files
+from alc_dask.results.manifest import MANIFEST, ResultsError, check_manifest, write_manifest
+from alc_dask.results.parts import DONE, Parts, resolve
 from alc_dask.results.schema import PREDICTIONS, scores_schema
 
-MANIFEST = "job.json"
+__all__ = ["MANIFEST", "ResultStore", "ResultsError"]
+
+PART_SCENARIOS = 500  # a 100 000-scenario job: 200 parts per folder
+FLUSH_SECONDS = 30.0
+COMPACT_ABOVE = 100  # parts after which a job ends by compacting (a 100 000-scenario job has 200 full ones)
+PART_ROWS = 1_000_000  # predictions buffered at most before a part is written, whatever the scenarios
 SCENARIO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*-[0-9a-f]{10}")
-# Parts of earlier versions may start with "_" or "-" (ids of secrets such as "_x" or "地区"): read them too.
-PART_NAME = re.compile(r"[A-Za-z0-9_]*-[0-9a-f]{10}\.parquet")
-
-
-class ResultsError(ValueError):
-    """An output directory cannot be written, read or resumed."""
+ENVIRONMENT = {"part_scenarios": "ALC_DASK_PART_SCENARIOS", "flush_seconds": "ALC_DASK_FLUSH_SECONDS"}
 
 
 class ResultStore:
-    def __init__(self, root: str | os.PathLike):
-        self.root = Path(root)
-        self.scores_dir = self.root / "scores"
-        self.predictions_dir = self.root / "predictions"
+    def __init__(self, root: str | os.PathLike, part_scenarios: int | None = None, flush_seconds: float | None = None):
+        self.files = Files(root)
+        self.parts = Parts(self.files)
+        self.part_scenarios = part_scenarios or _setting("part_scenarios", int, PART_SCENARIOS)
+        self.flush_seconds = flush_seconds if flush_seconds is not None else _setting("flush_seconds", float, FLUSH_SECONDS)
+        self._buffer = PartBuffer()
+        self._lock = threading.RLock()
+        self._timer: threading.Timer | None = None
         self._unwritten_manifest: dict | None = None
 
     @classmethod
-    def create(cls, root: str | os.PathLike, manifest: dict) -> "ResultStore":
+    def create(cls, root: str | os.PathLike, manifest: dict, **settings) -> "ResultStore":
         """Open ``root`` for writing, checking it is writable and holds results of these settings only."""
-        store = cls(root)
+        store = cls(root, **settings)
+        files, parts = store.files, store.parts
         try:
-            store.scores_dir.mkdir(parents=True, exist_ok=True)
-            store.predictions_dir.mkdir(parents=True, exist_ok=True)
-            probe = store.root / f".write-probe-{os.getpid()}"
-            probe.write_text("")
-            probe.unlink()
+            files.makedirs(parts.scores)
+            files.makedirs(parts.predictions)
+            probe = files.path(f".write-probe-{os.getpid()}")
+            files.put_bytes(probe, b"")
+            files.remove(probe)
         except OSError as error:
-            raise ResultsError(f"output directory {store.root} is not writable: {error.strerror or error}") from None
-        store._check_manifest(manifest)
-        store._remove_temporaries()
+            raise ResultsError(f"output directory {files.url} is not writable: {error.strerror or error}") from None
+        check_manifest(files, manifest, has_results=bool(parts.names()))
+        files.remove_temporaries(files.root)
+        parts.remove_leftovers()
         store._unwritten_manifest = manifest
         return store
 
+    def __enter__(self) -> "ResultStore":
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.flush()
+
     def completed(self) -> set[str]:
-        """Ids of the scenarios finished or skipped (failed ones are tried again on a re-run)."""
-        scores = self.read_scores(columns=["scenario_id", "status"])
-        return set(scores.loc[scores["status"].isin(["ok", "skipped"]), "scenario_id"])
+        """Ids of the scenarios finished or skipped in written parts (failed ones are tried again on a re-run)."""
+        names = self.parts.names()
+        table = self._read("scores", self.parts.scores, names, scores_schema(), ["scenario_id"], pc.field("status").isin(list(DONE)))
+        return set(table["scenario_id"].to_pylist())
 
     def write(self, scores: pd.DataFrame, predictions: pd.DataFrame | None) -> None:
-        """Write one scenario's parts: its predictions (if any), then its row of scores."""
+        """Buffer one scenario's row of scores and its predictions (if any); write a part when due."""
         scenario = scores["scenario_id"].iloc[0]
         if not isinstance(scenario, str) or not SCENARIO_ID.fullmatch(scenario):
-            raise ResultsError(
-                f"{scenario!r} is not a valid scenario id (a letter or digit, then letters, digits or '_', '-' and 10 hex digits); its part could not be read back"
-            )
-        self._write_manifest()
-        if predictions is not None:
-            _write_atomically(predictions, PREDICTIONS, self.predictions_dir / f"{scenario}.parquet")
-        _write_atomically(scores, scores_schema(), self.scores_dir / f"{scenario}.parquet")
+            raise ResultsError(f"{scenario!r} is not a valid scenario id (a letter or digit, then letters, digits or '_', '-' and 10 hex digits)")
+        with self._lock:
+            self._buffer.add(scores, predictions, PREDICTIONS)
+            if len(self._buffer) >= self.part_scenarios or self._buffer.rows >= PART_ROWS or self._buffer.age() >= self.flush_seconds:
+                self.flush()
+            elif self._timer is None:
+                self._timer = threading.Timer(self.flush_seconds - self._buffer.age(), self._flush_on_time)
+                self._timer.daemon = True
+                self._timer.start()
 
-    def read_scores(self, columns: list[str] | None = None) -> pd.DataFrame:
-        return _read_parts(self.scores_dir, scores_schema(), columns)
+    def flush(self) -> None:
+        """Write the buffered outcomes as one part; they stay buffered if the write fails."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if not len(self._buffer):
+                return
+            if self._unwritten_manifest is not None:
+                write_manifest(self.files, self._unwritten_manifest)
+                self._unwritten_manifest = None
+            scores, predictions, rejected = self._buffer.tables(scores_schema())
+            if scores.num_rows:
+                self.parts.write(scores, predictions)
+            self._buffer = PartBuffer()
+            if rejected:
+                reasons = "; ".join(f"{scenario}: {reason}" for scenario, reason in rejected.items())
+                raise ResultsError(f"results not saved to {self.files.url} (they do not fit the scores schema; a re-run computes them again): {reasons}")
+
+    def read_scores(self, columns: list[str] | None = None, filters=None) -> pd.DataFrame:
+        """One row per scenario; ``filters``: pyarrow-style (``[("family", "==", "alc")]``) or a ``pyarrow.compute`` expression."""
+        names = self.parts.names()
+        _, keep = resolve(self.parts.rows(names), names)
+        return self._read("scores", self.parts.scores, names, scores_schema(), columns, _expression(filters), keep).to_pandas()
 
     def read_predictions(self, scenario_ids=None) -> pd.DataFrame:
         """Predictions of complete scenarios (a part whose scores part is missing is an interrupted write)."""
-        complete = set(self.read_scores(columns=["scenario_id"])["scenario_id"])
-        wanted = complete if scenario_ids is None else complete & set(scenario_ids)
-        frame = _read_parts(self.predictions_dir, PREDICTIONS, None)
-        return frame[frame["scenario_id"].isin(wanted)].reset_index(drop=True)
+        names = self.parts.names()
+        counting = resolve(self.parts.rows(names), names)[0]
+        if scenario_ids is not None:
+            counting = counting[counting.index.isin(list(scenario_ids))]
+        keep = {part: ids.index.tolist() for part, ids in counting.groupby(counting)}
+        wanted = None if scenario_ids is None else pc.field("scenario_id").isin(counting.index.tolist())
+        present = self.parts.prediction_names()
+        names = [name for name in names if name in keep and name in present]
+        return self._read("predictions", self.parts.predictions, names, PREDICTIONS, None, wanted, keep).to_pandas()
 
-    def _check_manifest(self, manifest: dict) -> None:
-        """Refuse a folder whose results were measured otherwise; a manifest without results holds nothing."""
-        path = self.root / MANIFEST
-        if not path.is_file() or not _part_files(self.scores_dir):
-            return
+    def compact(self, above: int = 0) -> int:
+        """When there are more than ``above`` parts: rewrite the small ones, those of earlier versions and
+        those holding superseded rows into full parts. Returns how many parts were replaced."""
+        with self._lock:
+            self.flush()
+            return compact_parts(self.parts, self.part_scenarios, above)
+
+    def _flush_on_time(self) -> None:
         try:
-            previous = json.loads(path.read_text())
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ResultsError(f"{path}: corrupt manifest ({error}); use another output directory, or remove this one to start afresh") from None
-        if previous.get("fingerprint") != manifest["fingerprint"]:
-            raise ResultsError(
-                f"output directory {self.root} holds results of job {previous.get('job')!r} measured with other settings or data "
-                f"(changed: {', '.join(_changes(previous, manifest)) or 'unknown'}); use another output directory or remove it"
-            )
+            self.flush()
+        except Exception as error:  # noqa: BLE001 - the next write tries again, in the runner's thread
+            warnings.warn(f"results could not be written to {self.files.url} yet ({error}); trying again with the next result", stacklevel=1)
 
-    def _write_manifest(self) -> None:
-        """Record the manifest given to ``create``, once, before the first part this store writes."""
-        if self._unwritten_manifest is None:
-            return
-        path = self.root / MANIFEST
-        temporary = path.with_name(f".{MANIFEST}.tmp")
-        temporary.write_text(json.dumps(self._unwritten_manifest, indent=1, sort_keys=True))
-        os.replace(temporary, path)
-        self._unwritten_manifest = None
-
-    def _remove_temporaries(self) -> None:
-        for folder in (self.scores_dir, self.predictions_dir):
-            for leftover in folder.glob(".*.tmp*"):
-                leftover.unlink(missing_ok=True)
+    def _read(self, what: str, folder: str, names: list[str], schema: pa.Schema, columns, filter=None, keep=None) -> pa.Table:
+        try:
+            return self.parts.read(folder, names, schema, columns, filter, keep)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+            where = f" where {filter}" if filter is not None else ""
+            raise ResultsError(f"{what} of {self.files.url}: cannot read {', '.join(columns) if columns else 'every column'}{where}: {error}") from None
 
 
-def _write_atomically(frame: pd.DataFrame, schema: pa.Schema, path: Path) -> None:
-    table = pa.Table.from_pandas(frame.reindex(columns=schema.names), schema=schema, preserve_index=False)
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    pq.write_table(table, temporary)
-    os.replace(temporary, path)
+def _expression(filters) -> pc.Expression | None:
+    if filters is None or isinstance(filters, pc.Expression):
+        return filters
+    return pq.filters_to_expression(filters)
 
 
-def _read_parts(folder: Path, schema: pa.Schema, columns: list[str] | None) -> pd.DataFrame:
-    names = columns or schema.names
-    parts = _part_files(folder)
-    if not parts:
-        return pa.Table.from_pylist([], schema=schema).select(names).to_pandas()
-    return pq.read_table([str(part) for part in parts], schema=schema, columns=names).to_pandas()
-
-
-def _part_files(folder: Path) -> list[Path]:
-    """The parts in ``folder``; any other Parquet file is named in a warning and left out."""
-    if not folder.is_dir():
-        return []
-    parts = []
-    for path in sorted(folder.glob("*.parquet")):
-        if PART_NAME.fullmatch(path.name):
-            parts.append(path)
-        else:
-            warnings.warn(f"{path}: not a results part (parts are named <scenario id>.parquet); ignored", stacklevel=2)
-    return parts
-
-
-def _changes(previous: dict, current: dict) -> list[str]:
-    """What differs between two manifests: settings fields, release files whose data changed, the version."""
-    changed = _changed_fields(previous.get("settings", {}), current.get("settings", {}))
-    data_before, data_now = previous.get("data", {}), current.get("data", {})
-    changed += [f"{name} data" for name in sorted(set(data_before) | set(data_now)) if data_before.get(name) != data_now.get(name)]
-    if previous.get("alc_dask") != current.get("alc_dask"):
-        changed.append(f"alc_dask version {previous.get('alc_dask', 'unknown')} -> {current.get('alc_dask')}")
-    return changed
-
-
-def _changed_fields(before: dict, now: dict, prefix: str = "") -> list[str]:
-    """Dotted names of the fields that differ, nested ones named down to the leaf (``halting.max_pairs``)."""
-    changed = []
-    for key in sorted(set(before) | set(now)):
-        old, new = before.get(key), now.get(key)
-        if isinstance(old, dict) and isinstance(new, dict):
-            changed += _changed_fields(old, new, f"{prefix}{key}.")
-        elif old != new:
-            changed.append(prefix + key)
-    return changed
+def _setting(name: str, kind: type, default):
+    """A store setting from its environment variable (documented in the README), else the default."""
+    variable = ENVIRONMENT[name]
+    text = os.environ.get(variable)
+    if text is None:
+        return default
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or not value > 0:
+        expected = "a whole number of scenarios, at least 1" if kind is int else "a number of seconds above 0"
+        raise ResultsError(f"{variable}={text!r}: expected {expected}")
+    return value

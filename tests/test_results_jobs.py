@@ -1,0 +1,183 @@
+"""Jobs and reports writing their results through the store: saved when a run stops early, and
+written to S3 (a local moto server on 127.0.0.1) as they are locally."""
+
+import logging
+import socket
+import time
+
+import distributed
+import fsspec
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from alc_dask import run_job
+from alc_dask.cli import EXIT_BAD_INPUT, main
+from alc_dask.engine import runner
+from alc_dask.engine.progress import Interrupted, Progress
+from alc_dask.report.nightly import run_audit
+from alc_dask.results import ResultStore, read_predictions, read_scores
+from alc_dask.synthetic import make_demo_release
+
+FAST = {"candidates": ["majority"], "trees": 10}
+RUN_DEPENDENT = ["worker", "finished_at", "elapsed_seconds", "seconds"]  # where and when a scenario ran
+
+
+def write_job(folder, secrets=("income", "region", "education"), rows=400):
+    for name, table in make_demo_release(rows, seed=8).items():
+        table.to_parquet(folder / f"{name}.parquet")
+    job = {
+        "name": "store-test",
+        "release": {"name": "weak", "original": "original.parquet", "anonymized": ["weak.parquet"]},
+        "scenarios": [{"generate": "each_column", "secrets": list(secrets)}],
+        "baseline_settings": FAST,
+        "output": "out",
+    }
+    path = folder / "job.yaml"
+    path.write_text(yaml.safe_dump(job))
+    return path
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
+        distributed.Client(cluster) as connected,
+    ):
+        yield connected
+
+
+class StopsAfter(Progress):
+    """A progress bar through which the run stops after ``limit`` finished scenarios."""
+
+    limit = 2
+    raising: type[BaseException] = KeyboardInterrupt
+
+    def finished(self, ok: bool, line: str) -> None:
+        super().finished(ok, line)
+        if self.done == self.limit:
+            raise self.raising("stop")
+
+
+@pytest.mark.parametrize("raising", [KeyboardInterrupt, RuntimeError])
+def test_a_run_stopped_early_saves_what_finished(tmp_path, client, monkeypatch, raising):
+    monkeypatch.setenv("ALC_DASK_FLUSH_SECONDS", "3600")  # only the runner's own flush can save them
+    monkeypatch.setattr(runner, "Progress", type("Stops", (StopsAfter,), {"raising": raising}))
+    job = write_job(tmp_path)
+    with pytest.raises(Interrupted if raising is KeyboardInterrupt else RuntimeError):
+        run_job(job, client=client, progress=False)
+    assert len(ResultStore(tmp_path / "out").completed()) == 2
+    monkeypatch.undo()
+    assert len(run_job(job, client=client, progress=False)) == 3
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """``s3://alc-dask-tests`` on a moto server of this process, reached as users reach theirs: AWS_ENDPOINT_URL."""
+    server_module = pytest.importorskip("moto.server", reason="moto[server] is not installed (pip install alc-dask[test])")
+    s3fs = pytest.importorskip("s3fs", reason="s3fs is not installed (pip install alc-dask[s3])")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    port = free_port()
+    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1"}.items():
+            env.setenv(name, value)
+        env.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+        env.setenv("AWS_MAX_ATTEMPTS", "2")
+        try:
+            server.start()
+        except Exception as error:  # noqa: BLE001 - whatever keeps the server from starting skips these tests
+            pytest.skip(f"moto's S3 server could not start on 127.0.0.1:{port}: {error}")
+        s3fs.S3FileSystem.clear_instance_cache()
+        try:
+            _create_bucket(s3fs.S3FileSystem(), "alc-dask-tests")
+            yield "s3://alc-dask-tests"
+        finally:
+            s3fs.S3FileSystem.clear_instance_cache()
+            server.stop()
+
+
+def _create_bucket(fs, bucket: str) -> None:
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            fs.mkdir(bucket)
+            return
+        except Exception as error:  # noqa: BLE001 - the server may need a moment to listen
+            if time.monotonic() > deadline:
+                pytest.skip(f"moto's S3 server did not answer: {error}")
+            time.sleep(0.2)
+
+
+def objects(url: str) -> dict[str, str]:
+    """Key -> ETag of every object under ``url``."""
+    fs, path = fsspec.core.url_to_fs(url)
+    fs.invalidate_cache()
+    return {info["name"]: info["ETag"] for info in fs.find(path, detail=True).values()}
+
+
+def test_a_job_with_its_output_on_s3_scores_as_locally_and_resumes(tmp_path, client, s3):
+    job = write_job(tmp_path)
+    local = run_job(job, client=client, progress=False)
+    url = f"{s3}/runs/job"
+    remote = run_job(job, client=client, out=url, progress=False)
+    assert (remote["status"] == "ok").all() and len(remote) == 3
+    pd.testing.assert_frame_equal(remote.drop(columns=RUN_DEPENDENT), local.drop(columns=RUN_DEPENDENT))
+    keys = ["scenario_id", "side", "target"]
+    pd.testing.assert_frame_equal(
+        read_predictions(url).sort_values(keys, ignore_index=True), read_predictions(tmp_path / "out").sort_values(keys, ignore_index=True)
+    )
+    written = objects(url)
+    assert sorted(key.removeprefix("alc-dask-tests/runs/job/") for key in written) == [
+        "job.json",
+        "predictions/part-00000001.parquet",
+        "scores/part-00000001.parquet",
+    ]
+
+    again = run_job(job, client=client, out=url, progress=False)
+    assert objects(url) == written  # nothing recomputed or rewritten
+    pd.testing.assert_frame_equal(again, remote)
+    assert (
+        list(read_scores(url, columns=["scenario_id"], filters=[("secret", "==", "income")])["scenario_id"])
+        == remote.loc[remote["secret"] == "income", "scenario_id"].tolist()
+    )
+
+
+def test_summaries_and_audits_are_written_to_s3(tmp_path, client, s3, monkeypatch):
+    job = write_job(tmp_path, secrets=("income",))
+    results = f"{s3}/reports/results"
+    run_job(job, client=client, out=results, progress=False)
+    summary = CliRunner().invoke(main, ["summarize", results, "--report", f"{s3}/reports/summary"])
+    assert summary.exit_code == 0, summary.output
+    assert f"Report: {s3}/reports/summary/report.html" in summary.output
+    written = objects(f"{s3}/reports/summary")
+    assert {key.rsplit("/", 1)[1] for key in written} == {"summary.txt", "summary.md", "report.html", "plot-1.png", "plot-2.png"}
+
+    monkeypatch.setattr("alc_dask.report.nightly.run_job", lambda *args, **kwargs: run_job(*args, **{**kwargs, "client": client}))
+    first = run_audit(job, out=f"{s3}/nightly", stamp="2025-01-01T000000Z", progress=False)
+    second = run_audit(job, out=f"{s3}/nightly", stamp="2025-01-02T000000Z", progress=False)
+    assert first.previous is None and second.previous == "2025-01-01T000000Z"
+    assert second.report == f"{s3}/nightly/audits/weak/2025-01-02T000000Z/audit-2025-01-02T000000Z.md"
+    assert "compared with the audit of 2025-01-01T000000Z" in second.markdown
+
+
+def test_an_unreachable_output_url_is_named(tmp_path, monkeypatch):
+    pytest.importorskip("s3fs", reason="s3fs is not installed (pip install alc-dask[s3])")
+    import s3fs
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")  # nothing listens there
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "test")
+    s3fs.S3FileSystem.clear_instance_cache()
+    result = CliRunner().invoke(main, ["run", str(write_job(tmp_path, secrets=("income",), rows=200)), "--out", "s3://nowhere/out"])
+    s3fs.S3FileSystem.clear_instance_cache()
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    assert "output directory s3://nowhere/out is not writable: s3://nowhere/out/scores: EndpointConnectionError: Could not connect" in result.output

@@ -182,7 +182,7 @@ def stderr_lines(text: str) -> list[str]:
 
 
 def test_ctrl_c_stops_a_local_run_cleanly_and_it_resumes(tmp_path, monkeypatch):
-    monkeypatch.setenv("ALC_DASK_FLUSH_SECONDS", "1")  # a first part soon; the rest is saved on Ctrl-C
+    monkeypatch.setenv("ALC_DASK_FLUSH_SECONDS", "0.5")  # a first part soon; the rest is saved on Ctrl-C
     job = write_job(tmp_path, ["income", "region", "education", "occupation"], rows=2500)
     scores_dir = tmp_path / "out" / "scores"
     # A terminal's Ctrl-C reaches the whole foreground process group: the runner and its local workers.

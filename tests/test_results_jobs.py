@@ -1,6 +1,7 @@
 """Jobs and reports writing their results through the store: saved when a run stops early, and
 written to S3 (a local moto server on 127.0.0.1) as they are locally."""
 
+import json
 import logging
 import socket
 import time
@@ -17,7 +18,7 @@ from alc_dask.cli import EXIT_BAD_INPUT, main
 from alc_dask.engine import runner
 from alc_dask.engine.progress import Interrupted, Progress
 from alc_dask.report.nightly import run_audit
-from alc_dask.results import ResultStore, read_predictions, read_scores
+from alc_dask.results import ResultsError, ResultStore, read_predictions, read_scores
 from alc_dask.synthetic import make_demo_release
 
 FAST = {"candidates": ["majority"], "trees": 10}
@@ -143,6 +144,9 @@ def test_a_job_with_its_output_on_s3_scores_as_locally_and_resumes(tmp_path, cli
 
     again = run_job(job, client=client, out=url, progress=False)
     assert objects(url) == written  # nothing recomputed or rewritten
+    manifest = json.loads(fsspec.open(f"{url}/job.json").open().read())
+    with pytest.raises(ResultsError, match=f"output directory {url} holds results of job 'store-test' measured with other settings"):
+        ResultStore.create(url, {**manifest, "fingerprint": "other", "alc_dask": "0.0"})
     pd.testing.assert_frame_equal(again, remote)
     assert (
         list(read_scores(url, columns=["scenario_id"], filters=[("secret", "==", "income")])["scenario_id"])

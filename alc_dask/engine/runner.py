@@ -68,7 +68,8 @@ def run_job(
 
 
 def fan_out(client, release: Release, scenarios: list[Scenario], context: JobContext, store: ResultStore, progress: Progress) -> None:
-    """One task per scenario on ``client``'s cluster; each result is written as soon as it arrives.
+    """One task per scenario on ``client``'s cluster; each result is handed to the store as it arrives
+    (which writes them in batched parts, and flushes on the way out, Ctrl-C included).
 
     The release is sent once to every worker (again if the cluster loses every copy: see
     ``ScenarioTasks``); tasks receive it as a future, so nothing is re-read per scenario. A bounded

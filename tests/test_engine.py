@@ -100,9 +100,9 @@ def test_a_raising_scenario_becomes_a_failed_outcome():
     release = Release.load(tables["original"], [tables["weak"]])
     family = AlcFamily(secret="no_such_column", known=("age",), baseline_settings=FAST, swap_fraction=0.1)
     outcome = run_scenario(release, Scenario(id="x-1", index=0, family=family, seed=1, origin="explicit"), JobContext("j", "weak"))
-    assert not outcome.ok and "unknown column 'no_such_column'" in outcome.scores["error"].iloc[0]
+    assert not outcome.ok and "unknown column 'no_such_column'" in outcome.scores["error"]
     assert outcome.predictions is None and "FAILED" in outcome.line()
-    assert "in column\n" in outcome.scores["traceback"].iloc[0]  # where it was raised, for debugging from the results
+    assert "in column\n" in outcome.scores["traceback"]  # where it was raised, for debugging from the results
 
 
 def parts_written(folder):

@@ -6,7 +6,6 @@ import os
 import uuid
 
 import fsspec
-import pandas as pd
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
@@ -195,7 +194,7 @@ def test_a_partitioned_release_republished_at_the_same_path_is_refused_on_resume
     """The store keeps its manifest, as a run does; the part rewritten changes only the anonymized table's data."""
     original, anonymized = write_parts(tmp_path / "original"), write_parts(tmp_path / "anonymized")
     spec = validate_job(job(str(original), str(anonymized), str(tmp_path / "out")))
-    row = pd.DataFrame([{"scenario_id": "a-000000000a", "status": "ok", "alc": 0.5, "base_n": 10}])
+    row = {"scenario_id": "a-000000000a", "status": "ok", "alc": 0.5, "base_n": 10}
     first = ResultStore.create(tmp_path / "out", manifest(spec))
     first.write(row, None)
     first.flush()

@@ -21,9 +21,7 @@ A, B, C = "a-000000000a", "b-000000000b", "c-000000000c"
 
 
 def scores_row(scenario, status="ok", alc=0.5):
-    return pd.DataFrame(
-        [{"scenario_id": scenario, "status": status, "alc": alc if status == "ok" else None, "base_n": 10, "error": None if status == "ok" else "boom"}]
-    )
+    return {"scenario_id": scenario, "status": status, "alc": alc if status == "ok" else None, "base_n": 10, "error": None if status == "ok" else "boom"}
 
 
 def predictions(scenario, n=3):
@@ -68,8 +66,8 @@ def test_no_part_is_skipped_whatever_its_name(tmp_path):
     store = ResultStore.create(tmp_path, MANIFEST)
     store.write(scores_row("9lives-0000000001"), None)
     store.flush()
-    scores_row("_ge-e183c98a9c").to_parquet(tmp_path / "scores" / "_ge-e183c98a9c.parquet")  # an id of the old rule
-    scores_row("-df91f0f55c").to_parquet(tmp_path / "scores" / "-df91f0f55c.parquet")
+    pd.DataFrame([scores_row("_ge-e183c98a9c")]).to_parquet(tmp_path / "scores" / "_ge-e183c98a9c.parquet")  # an id of the old rule
+    pd.DataFrame([scores_row("-df91f0f55c")]).to_parquet(tmp_path / "scores" / "-df91f0f55c.parquet")
     assert set(read_scores(tmp_path)["scenario_id"]) == {"9lives-0000000001", "_ge-e183c98a9c", "-df91f0f55c"}
 
 

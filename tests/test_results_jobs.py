@@ -55,8 +55,8 @@ class StopsAfter(Progress):
     limit = 2
     raising: type[BaseException] = KeyboardInterrupt
 
-    def finished(self, ok: bool, line: str) -> None:
-        super().finished(ok, line)
+    def finished(self, outcome) -> None:
+        super().finished(outcome)
         if self.done == self.limit:
             raise self.raising("stop")
 

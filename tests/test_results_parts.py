@@ -21,7 +21,7 @@ def scenario(number: int) -> str:
 
 
 def scores_row(scenario_id, status="ok", alc=0.5, family="alc"):
-    return pd.DataFrame([{"scenario_id": scenario_id, "status": status, "family": family, "alc": alc if status == "ok" else None, "error": None}])
+    return {"scenario_id": scenario_id, "status": status, "family": family, "alc": alc if status == "ok" else None, "error": None}
 
 
 def predictions(scenario_id, n=3, correct=True):
@@ -139,7 +139,7 @@ def test_parts_of_earlier_versions_are_read_and_older_than_new_ones(tmp_path):
     (tmp_path / "scores").mkdir()
     (tmp_path / "predictions").mkdir()
     for number, status in ((0, "ok"), (1, "failed")):
-        scores_row(scenario(number), status, alc=0.2).to_parquet(tmp_path / "scores" / f"{scenario(number)}.parquet")
+        pd.DataFrame([scores_row(scenario(number), status, alc=0.2)]).to_parquet(tmp_path / "scores" / f"{scenario(number)}.parquet")
     predictions(scenario(0)).to_parquet(tmp_path / "predictions" / f"{scenario(0)}.parquet")
     with ResultStore.create(tmp_path, MANIFEST) as store:
         assert store.completed() == {scenario(0)}

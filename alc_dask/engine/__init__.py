@@ -2,7 +2,7 @@
 
 from alc_dask.engine.cluster import EngineError, OnDemandClient, connect, local_workers
 from alc_dask.engine.runner import fan_out, job_context, manifest, prepare_release, run_job
-from alc_dask.engine.task import JobContext, ScenarioOutcome, run_scenario
+from alc_dask.engine.task import JobContext, ScenarioOutcome, run_scenario, run_scenarios
 
 __all__ = [
     "EngineError",
@@ -17,4 +17,5 @@ __all__ = [
     "prepare_release",
     "run_job",
     "run_scenario",
+    "run_scenarios",
 ]

@@ -30,13 +30,14 @@ class Progress:
         self.bar = tqdm(total=self.total, desc=self.job, unit="scenario", file=sys.stderr, disable=not self.enabled, dynamic_ncols=True)
         self.bar.set_postfix(failed=0)
 
-    def finished(self, ok: bool, line: str) -> None:
+    def finished(self, outcome) -> None:
+        """Count a scenario's ``ScenarioOutcome``; print its line when verbose."""
         self.done += 1
-        if not ok:
+        if not outcome.ok:
             self.failed += 1
             self.bar.set_postfix(failed=self.failed)
         if self.verbose:
-            self.bar.write(line, file=sys.stderr)
+            self.bar.write(outcome.line(), file=sys.stderr)
         self.bar.update(1)
 
     def interrupted(self) -> Interrupted:

@@ -5,8 +5,7 @@ they finish, and skip what an earlier run already finished.
 import hashlib
 import json
 import os
-from concurrent.futures import CancelledError
-from itertools import islice
+from collections import deque
 from pathlib import Path
 
 import pandas as pd
@@ -19,12 +18,9 @@ from alc_dask.data.on_cluster import load_on_cluster
 from alc_dask.data.parts import estimated_bytes, list_parts
 from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, OnDemandClient, check_dashboard
 from alc_dask.engine.progress import Progress
-from alc_dask.engine.task import JobContext, failed_outcome, run_scenario, skipped_outcome
+from alc_dask.engine.task import JobContext, failed_outcome, run_scenarios, skipped_outcome
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
 from alc_dask.results import COMPACT_ABOVE, ResultStore
-
-SCENARIOS_PER_THREAD = 16
-"""Scenarios in flight per worker thread on a copied release: ample for the smallest scenarios."""
 
 
 def run_job(
@@ -68,37 +64,46 @@ def run_job(
 
 
 def fan_out(client, release: Release, scenarios: list[Scenario], context: JobContext, store: ResultStore, progress: Progress) -> None:
-    """One task per scenario on ``client``'s cluster; each result is handed to the store as it arrives
-    (which writes them in batched parts, and flushes on the way out, Ctrl-C included).
+    """Scenarios run as tasks on ``client``'s cluster, a batch of them per task (see ``BatchSizing``);
+    each outcome is handed to the store as it arrives (which writes them in batched parts, and
+    flushes on the way out, Ctrl-C included).
 
-    The release is sent once to every worker (again if the cluster loses every copy: see
-    ``ScenarioTasks``); tasks receive it as a future, so nothing is re-read per scenario. A bounded
-    number of scenarios is in flight, so a job of 100 000 scenarios keeps a few hundred futures. A task
-    lost with its worker is rerun elsewhere by the scheduler; the client writes
-    each scenario once, when its future completes. Ctrl-C raises ``Interrupted``, saying how many
-    scenarios were written.
+    The release and the job's context are sent once to every worker (again if the cluster loses
+    every copy: see ``ScenarioTasks``); tasks receive them as futures, so nothing is re-read per
+    scenario. A bounded number of tasks is in flight, so a job of 100 000 scenarios keeps a few
+    hundred futures. A task lost with its worker is rerun elsewhere by the scheduler; the client
+    writes each scenario once, when its task completes. Ctrl-C raises ``Interrupted``, saying how
+    many scenarios were written.
     """
     tasks = ScenarioTasks(client, release, context)
-    waiting = iter(scenarios)
-    running = as_completed([tasks.submit(s) for s in islice(waiting, in_flight(client, release))], loop=client.loop)
+    threads = sum(client.nthreads().values()) or 1
+    sizing = BatchSizing(threads)
+    waiting = deque(scenarios)
+    running = as_completed(with_results=True, raise_errors=False, loop=client.loop)
+
+    def submit_next() -> None:
+        if waiting:
+            running.add(tasks.submit([waiting.popleft() for _ in range(min(sizing.size(len(waiting)), len(waiting)))]))
+
+    for _ in range((TASKS_PER_THREAD_PARTITIONED if release.partitioned else TASKS_PER_THREAD) * threads):
+        submit_next()
     progress.start()
     try:
-        for future in running:
-            scenario = tasks.scenario_of(future)
-            try:
-                outcome = future.result()
-            except CancelledError:
-                if (again := tasks.resubmit(future)) is not None:
-                    running.add(again)
+        for finished in running.batches():
+            for future, result in finished:
+                if future.status == "finished":
+                    outcomes = result
+                elif again := tasks.retry(future):
+                    running.update(again)
                     continue
-                outcome = failed_outcome(scenario, context, f"cancelled {ScenarioTasks.RESUBMITS + 1} times: the cluster kept losing its copies of the release")
-            except Exception as error:  # noqa: BLE001 - e.g. KilledWorker: the task took down workers repeatedly
-                outcome = failed_outcome(scenario, context, f"{type(error).__name__}: {error}")
-            store.write(outcome.scores, outcome.predictions)
-            future.release()
-            progress.finished(outcome.ok, outcome.line())
-            if (following := next(waiting, None)) is not None:
-                running.add(tasks.submit(following))
+                else:
+                    outcomes = [failed_outcome(scenario, context, tasks.failure(future)) for scenario in tasks.batch_of(future)]
+                for outcome in outcomes:
+                    store.write(outcome.scores, outcome.predictions)
+                    sizing.record(outcome)
+                    progress.finished(outcome)
+                future.release()
+                submit_next()
     except KeyboardInterrupt:
         raise progress.interrupted() from None
     finally:
@@ -107,22 +112,53 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
         store.flush()  # what finished before Ctrl-C or an error is saved
 
 
-def in_flight(client, release: Release) -> int:
-    """Scenarios submitted at once: enough to keep every worker thread busy while results are written.
+TASKS_PER_THREAD = 4
+"""Tasks in flight per worker thread on a copied release: one running, the next ones already there."""
+TASKS_PER_THREAD_PARTITIONED = 2
+"""On a release kept on the workers each scenario's searches are tasks of their own, so two per
+thread let one scenario's search run while another trains its baseline."""
 
-    On a release kept on the workers, each scenario's searches are tasks of their own, so two per
-    thread let one scenario's search run while another trains its baseline.
+
+class BatchSizing:
+    """How many scenarios a task takes: about ``TASK_SECONDS`` of work by the mean time of the
+    scenarios finished so far (one until the first finishes), at most a fair share of those left so
+    that the workers finish together, and at most ``MOST``.
+
+    Submitting, scheduling and collecting a task costs the client and scheduler milliseconds: for a
+    job of many quick scenarios batches make that cost per task, not per scenario, while slow
+    scenarios keep a task each. Scores do not depend on the batching: every scenario has its own seed.
     """
-    threads = sum(client.nthreads().values()) or 1
-    return 2 * threads if release.partitioned else SCENARIOS_PER_THREAD * threads
+
+    TASK_SECONDS = 0.25
+    MOST = 100
+
+    def __init__(self, threads: int):
+        self.threads = threads
+        self.seconds = 0.0
+        self.finished = 0
+
+    def record(self, outcome) -> None:
+        elapsed = outcome.scores.get("elapsed_seconds")
+        if outcome.ok and elapsed is not None and elapsed >= 0:
+            self.seconds += elapsed
+            self.finished += 1
+
+    def size(self, remaining: int) -> int:
+        if not self.finished:
+            return 1
+        by_time = int(self.TASK_SECONDS * self.finished / max(self.seconds, 1e-9))
+        fair_share = remaining // (2 * self.threads)
+        return max(1, min(by_time, fair_share, self.MOST))
 
 
 class ScenarioTasks:
-    """The scenario tasks of one fan-out and the release they share.
+    """The scenario tasks of one fan-out and what they share: the release and the job's context.
 
-    Scattered data cannot be recomputed: when every worker holding the release is gone (the only
-    worker died and its nanny restarted it, say), the scheduler cancels the scenarios that need it.
-    They are resubmitted, the release scattered again from the runner's memory (never re-read).
+    Scattered data cannot be recomputed: when every worker holding it is gone (the only worker died
+    and its nanny restarted it, say), the scheduler cancels the tasks that need it. They are
+    resubmitted, the shared data scattered again from the runner's memory (never re-read). A batch
+    that fails (a scenario took its worker down, say) is retried one scenario per task, so that only
+    the scenario at fault fails.
     """
 
     RESUBMITS = 3
@@ -132,35 +168,44 @@ class ScenarioTasks:
         self.release = release
         self.context = context
         self.token = os.urandom(4).hex()
-        self.shared = self._scatter()
-        self.submitted: dict[str, tuple[Scenario, int]] = {}
+        self.submitted: dict[str, tuple[list[Scenario], int]] = {}
         self.futures = []
+        self.shared = self._scatter()
 
-    def submit(self, scenario: Scenario, attempt: int = 0):
-        key = f"scenario-{scenario.id}-{self.token}" + (f"-{attempt}" if attempt else "")
-        future = self.client.submit(run_scenario, self.shared, scenario, self.context, key=key)
-        self.submitted[key] = (scenario, attempt)
+    def submit(self, batch: list[Scenario], attempt: int = 0):
+        key = f"scenarios-{self.token}-{len(self.futures)}"
+        future = self.client.submit(run_scenarios, *self.shared, batch, key=key)
+        self.submitted[key] = (batch, attempt)
         self.futures.append(future)
         return future
 
-    def scenario_of(self, future) -> Scenario:
+    def batch_of(self, future) -> list[Scenario]:
         return self.submitted[future.key][0]
 
-    def resubmit(self, cancelled):
-        """A new task for a cancelled scenario, with the release sent again if it was lost; None after RESUBMITS."""
-        scenario, attempt = self.submitted[cancelled.key]
-        if attempt >= self.RESUBMITS:
-            return None
-        if self.shared.status != "finished":
-            self.shared = self._scatter()
-        return self.submit(scenario, attempt + 1)
+    def retry(self, future) -> list:
+        """New tasks for a cancelled or failed batch (none when it is given up)."""
+        batch, attempt = self.submitted[future.key]
+        if future.cancelled():
+            if attempt >= self.RESUBMITS:
+                return []
+            if any(shared.status != "finished" for shared in self.shared):
+                self.shared = self._scatter()
+            return [self.submit(batch, attempt + 1)]
+        return [self.submit([scenario], attempt) for scenario in batch] if len(batch) > 1 else []
+
+    def failure(self, future) -> str:
+        """Why a batch given up by ``retry`` failed."""
+        if future.cancelled():
+            return f"cancelled {self.RESUBMITS + 1} times: the cluster kept losing its copies of the release"
+        error = future.exception()  # e.g. KilledWorker: the task took down workers repeatedly
+        return f"{type(error).__name__}: {error}"
 
     def cancel(self) -> None:
         self.client.cancel(self.futures)
 
-    def _scatter(self):
+    def _scatter(self) -> list:
         try:
-            return self.client.scatter(self.release, broadcast=True, hash=False, timeout=WORKERS_TIMEOUT)
+            return self.client.scatter([self.release, self.context], broadcast=True, hash=False, timeout=WORKERS_TIMEOUT)
         except TimeoutError:
             raise EngineError(f"the cluster had no worker to send the release to for {WORKERS_TIMEOUT}s") from None
 

@@ -1,5 +1,5 @@
-"""What a worker runs for one scenario: its family's evaluation, then its row of scores and its
-predictions.
+"""What a worker runs for a batch of scenarios: each one's family evaluation, then its record of
+scores and its predictions as an Arrow table (built on the worker, so the client only buffers them).
 
 Any exception becomes a failed outcome carrying the error and its traceback, so one bad scenario
 never stops a job.
@@ -10,13 +10,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from traceback import format_exception
 
-import pandas as pd
+import pyarrow as pa
 from distributed import secede
 
 from alc_dask.attacks.registry import ensure_registered
 from alc_dask.data import Release
 from alc_dask.jobs import Scenario
+from alc_dask.results.buffer import frame_table
 from alc_dask.results.rows import identity_row, scores_row, unfinished_row
+from alc_dask.results.schema import PREDICTIONS
 
 
 @dataclass(frozen=True)
@@ -31,28 +33,34 @@ class JobContext:
 
 @dataclass(frozen=True)
 class ScenarioOutcome:
-    scores: pd.DataFrame
-    """One row, in the columns of ``alc_dask.results.scores_schema()``."""
-    predictions: pd.DataFrame | None
-    """One row per prediction for families that predict per target; None otherwise or when it failed."""
+    scores: dict
+    """Column: value, in the columns of ``alc_dask.results.scores_schema()``."""
+    predictions: pa.Table | None
+    """One row per prediction (``PREDICTIONS``) for families that predict per target; None otherwise or when it failed."""
 
     @property
     def ok(self) -> bool:
-        return self.scores["status"].iloc[0] == "ok"
+        return self.scores["status"] == "ok"
 
     def line(self) -> str:
         """A one-line account of the scenario for progress output."""
-        row = self.scores.iloc[0]
+        row = self.scores
         if not self.ok:
             return f"{row['scenario_id']} {row['status'].upper()}: {row['error']}"
         return f"{row['scenario_id']} {row['family']} {row['risk']} {row['elapsed_seconds']:.1f}s"
 
 
-def run_scenario(release: Release, scenario: Scenario, context: JobContext) -> ScenarioOutcome:
-    """The scenario's outcome. On a release kept on the workers, the task leaves the worker's thread
-    pool first: its searches are tasks of their own, which must not wait for this one's thread."""
+def run_scenarios(release: Release, context: JobContext, scenarios: list[Scenario]) -> list[ScenarioOutcome]:
+    """The outcomes of a batch, in order. On a release kept on the workers, the task leaves the
+    worker's thread pool first: its searches are tasks of their own, which must not wait for this
+    one's thread."""
     if release.partitioned:
         _leave_thread_pool()
+    return [run_scenario(release, scenario, context) for scenario in scenarios]
+
+
+def run_scenario(release: Release, scenario: Scenario, context: JobContext) -> ScenarioOutcome:
+    """The scenario's outcome."""
     started = time.perf_counter()
     identity = identity_row(context.job, context.release, scenario)
     try:
@@ -60,7 +68,7 @@ def run_scenario(release: Release, scenario: Scenario, context: JobContext) -> S
         evaluation = scenario.family.evaluate(release, scenario.seed)
         predictions = evaluation.predictions
         if predictions is not None:
-            predictions = predictions.assign(scenario_id=scenario.id)
+            predictions = frame_table(predictions.assign(scenario_id=scenario.id), PREDICTIONS, f"predictions of scenario {scenario.id}")
         return ScenarioOutcome(scores_row(identity, evaluation.measures, time.perf_counter() - started), predictions)
     except Exception as error:  # noqa: BLE001 - recorded as the scenario's failure; the job goes on
         elapsed = time.perf_counter() - started

@@ -30,17 +30,15 @@ class PartBuffer:
     def age(self) -> float:
         return time.monotonic() - self.since if self.outcomes else 0.0
 
-    def add(self, scores: pd.DataFrame, predictions: pd.DataFrame | None, schema: pa.Schema) -> None:
-        record = dict(zip(scores.columns, scores.iloc[0].tolist()))  # an object row (the id is text): no value is cast
+    def add(self, record: dict, predictions: pa.Table | None) -> None:
         scenario = record["scenario_id"]
         previous = self.outcomes.get(scenario)
         if previous is not None and previous[0].get("status") in DONE and record.get("status") not in DONE:
             return
         if not self.outcomes:
             self.since = time.monotonic()
-        table = None if predictions is None else frame_table(predictions, schema, f"predictions of scenario {scenario}")
-        self.rows += (table.num_rows if table is not None else 0) - (previous[1].num_rows if previous and previous[1] is not None else 0)
-        self.outcomes[scenario] = (record, table)
+        self.rows += (predictions.num_rows if predictions is not None else 0) - (previous[1].num_rows if previous and previous[1] is not None else 0)
+        self.outcomes[scenario] = (record, predictions)
 
     def tables(self, schema: pa.Schema) -> tuple[pa.Table, pa.Table | None, dict[str, str]]:
         """The part's scores and predictions, sorted by scenario so that filters skip row groups, and

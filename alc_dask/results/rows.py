@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pandas as pd
-
 
 def identity_row(job: str, release: str, scenario) -> dict:
     """The columns that say which evaluation a row is, where it ran and when it finished."""
@@ -24,13 +22,14 @@ def identity_row(job: str, release: str, scenario) -> dict:
     }
 
 
-def scores_row(identity: dict, measures: dict, elapsed: float) -> pd.DataFrame:
-    return pd.DataFrame([{**measures, **identity, "status": "ok", "error": None, "elapsed_seconds": elapsed}])
+def scores_row(identity: dict, measures: dict, elapsed: float) -> dict:
+    """A finished evaluation's record; the store builds its tables column by column from many of them."""
+    return {**measures, **identity, "status": "ok", "error": None, "elapsed_seconds": elapsed}
 
 
-def unfinished_row(identity: dict, status: str, error: str, elapsed: float = float("nan"), traceback: str | None = None) -> pd.DataFrame:
+def unfinished_row(identity: dict, status: str, error: str, elapsed: float = float("nan"), traceback: str | None = None) -> dict:
     """A ``failed`` or ``skipped`` evaluation: its one-line reason and, for a failure, the traceback."""
-    return pd.DataFrame([{**identity, "status": status, "error": error, "traceback": traceback, "elapsed_seconds": elapsed}])
+    return {**identity, "status": status, "error": error, "traceback": traceback, "elapsed_seconds": elapsed}
 
 
 def _worker_name() -> str:

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from alc_dask.results.buffer import PartBuffer
+from alc_dask.results.buffer import PartBuffer, frame_table
 from alc_dask.results.compact import compact_parts
 from alc_dask.results.files import Files
 from alc_dask.results.manifest import MANIFEST, ResultsError, check_manifest, write_manifest
@@ -78,13 +78,16 @@ class ResultStore:
         table = self._read("scores", self.parts.scores, names, scores_schema(), ["scenario_id"], pc.field("status").isin(list(DONE)))
         return set(table["scenario_id"].to_pylist())
 
-    def write(self, scores: pd.DataFrame, predictions: pd.DataFrame | None) -> None:
-        """Buffer one scenario's row of scores and its predictions (if any); write a part when due."""
-        scenario = scores["scenario_id"].iloc[0]
+    def write(self, scores: dict, predictions: pa.Table | pd.DataFrame | None) -> None:
+        """Buffer one scenario's record of scores (column: value) and its predictions (if any, in the
+        columns of ``PREDICTIONS``; absent ones null); write a part when due."""
+        scenario = scores.get("scenario_id")
         if not isinstance(scenario, str) or not SCENARIO_ID.fullmatch(scenario):
             raise ResultsError(f"{scenario!r} is not a valid scenario id (a letter or digit, then letters, digits or '_', '-' and 10 hex digits)")
+        if isinstance(predictions, pd.DataFrame):
+            predictions = frame_table(predictions, PREDICTIONS, f"predictions of scenario {scenario}")
         with self._lock:
-            self._buffer.add(scores, predictions, PREDICTIONS)
+            self._buffer.add(scores, predictions)
             if len(self._buffer) >= self.part_scenarios or self._buffer.rows >= PART_ROWS or self._buffer.age() >= self.flush_seconds:
                 self.flush()
             elif self._timer is None:

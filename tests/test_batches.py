@@ -1,0 +1,114 @@
+"""Scenarios batched into tasks: batches sized by how long scenarios take, the same scores as one
+task per scenario, and a batch whose scenario takes its worker down failing that scenario only."""
+
+import os
+
+import dask
+import distributed
+import numpy as np
+import pytest
+
+from alc_dask import run_job
+from alc_dask.attacks import Predictions
+from alc_dask.attacks.registry import register_attack
+from alc_dask.engine import runner
+from alc_dask.engine.runner import BatchSizing
+from alc_dask.engine.task import ScenarioOutcome
+from alc_dask.jobs import JobSpec
+from alc_dask.synthetic import make_demo_release
+
+KILLER_SALT = 13
+
+
+class KillsItsWorker:
+    """Guesses code 0; the scenario of salt ``KILLER_SALT`` ends its worker's process instead."""
+
+    def __init__(self, salt: int = 0):
+        self.salt = salt
+
+    def predict(self, release, secret, known, target_rows, source="original", client=None) -> Predictions:
+        if self.salt == KILLER_SALT and source == "original":
+            os._exit(1)
+        n = len(target_rows)
+        return Predictions(np.zeros(n, dtype=np.int32), np.ones(n), np.zeros(n, dtype=bool))
+
+
+register_attack("kills_its_worker", KillsItsWorker)
+
+
+def finished(seconds: float, status: str = "ok") -> ScenarioOutcome:
+    return ScenarioOutcome({"scenario_id": "a-000000000a", "status": status, "elapsed_seconds": seconds}, None)
+
+
+def test_batches_hold_about_a_quarter_second_of_work_and_a_fair_share_of_what_is_left():
+    sizing = BatchSizing(threads=2)
+    assert sizing.size(remaining=10_000) == 1  # nothing known yet
+    for _ in range(10):
+        sizing.record(finished(0.01))
+    sizing.record(finished(float("nan"), "failed"))  # a failure says nothing about the time a scenario takes
+    assert sizing.size(remaining=10_000) == 25
+    assert sizing.size(remaining=40) == 10  # the four tasks of two threads take the last 40 together
+    assert sizing.size(remaining=3) == 1
+    for _ in range(10):
+        sizing.record(finished(2.0))
+    assert sizing.size(remaining=10_000) == 1  # slow scenarios keep a task each
+    quick = BatchSizing(threads=1)
+    quick.record(finished(0.0))
+    assert quick.size(remaining=10_000) == BatchSizing.MOST
+
+
+def quick_job(folder, scenarios: int) -> JobSpec:
+    tables = make_demo_release(200, seed=0)
+    tables["original"].to_parquet(folder / "original.parquet")
+    tables["weak"].to_parquet(folder / "weak.parquet")
+    return JobSpec.model_validate(
+        {
+            "name": "batches",
+            "release": {"original": str(folder / "original.parquet"), "anonymized": [str(folder / "weak.parquet")]},
+            "scenarios": [{"secret": "sex", "known": ["age"]}],
+            "attacks": [{"name": "kills_its_worker", "params": {"salt": i}} for i in range(scenarios)],
+            "baselines": ["prior"],
+            "halting": {"min_pairs": 20, "check_every": 20},
+            "output": str(folder / "out"),
+        }
+    )
+
+
+@pytest.fixture
+def one_worker():
+    """One worker process, given up on at its first death so that a killing task fails at once, and
+    running one task at a time: the scheduler fails every task on a worker that died, so a task sent
+    ahead would fail beside the one at fault."""
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0, "distributed.scheduler.worker-saturation": 1.0}),
+        distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def test_a_batch_that_kills_its_worker_fails_only_the_scenario_at_fault(tmp_path, one_worker, monkeypatch):
+    monkeypatch.setattr(BatchSizing, "size", lambda self, remaining: 6)
+    submitted = []
+    monkeypatch.setattr(runner.ScenarioTasks, "submit", record_batches(runner.ScenarioTasks.submit, submitted))
+    scores = run_job(quick_job(tmp_path, 24), client=one_worker, progress=False).set_index("attack_params")
+    assert any(len(batch) == 6 and KILLER_SALT in batch for batch in submitted)  # the killer ran in a batch first
+    failed = scores[scores["status"] != "ok"]
+    assert list(failed.index) == [f'{{"salt": {KILLER_SALT}}}'] and "KilledWorker" in failed["error"].iloc[0]
+    assert len(scores) == 24 and scores["alc"].drop(failed.index).notna().all()
+
+
+def record_batches(submit, submitted: list):
+    def recording(self, batch, attempt=0):
+        submitted.append([scenario.family.params.attack.params["salt"] for scenario in batch])
+        return submit(self, batch, attempt)
+
+    return recording
+
+
+def test_batched_scores_equal_one_task_per_scenario(tmp_path, one_worker, monkeypatch):
+    batched = run_job(quick_job(tmp_path, 12), client=one_worker, progress=False, out=tmp_path / "batched")
+    monkeypatch.setattr(BatchSizing, "size", lambda self, remaining: 1)
+    single = run_job(quick_job(tmp_path, 12), client=one_worker, progress=False, out=tmp_path / "single")
+    columns = ["scenario_id", "status", "alc", "base_prc", "attack_prc", "pairs"]
+    assert (batched["status"] == "ok").all() and batched[columns].equals(single[columns])

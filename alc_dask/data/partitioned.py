@@ -10,10 +10,12 @@ contributing its share through one Dask task.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import dask
 import numpy as np
+from distributed import get_worker, worker_client
 
 from alc_dask.data.table import EncodedTable
 
@@ -69,9 +71,24 @@ def whole(table) -> EncodedTable:
 def compute(blocks: Sequence, *delayed) -> tuple:
     """Compute `delayed` on the cluster holding `blocks` (in process when they are not futures)."""
     client = getattr(blocks[0], "client", None) if blocks else None
-    if client is not None:
+    if client is None:
+        return dask.compute(*delayed)
+    with _out_of_the_thread_pool():
         return tuple(client.compute(list(delayed), sync=True))
-    return dask.compute(*delayed)
+
+
+@contextmanager
+def _out_of_the_thread_pool():
+    """In a task on a worker (a scenario), leave the worker's thread pool while the block tasks run
+    and rejoin it after: they need its threads, and the task's own work (training a baseline, say)
+    must keep to its thread rather than compete with the searches of other scenarios for the cores."""
+    try:
+        get_worker()
+    except ValueError:  # on the client
+        yield
+        return
+    with worker_client():
+        yield
 
 
 def _block_rows(block: EncodedTable, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

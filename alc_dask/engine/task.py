@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from traceback import format_exception
 
 import pyarrow as pa
-from distributed import secede
 
 from alc_dask.attacks.registry import ensure_registered
 from alc_dask.data import Release
@@ -51,11 +50,8 @@ class ScenarioOutcome:
 
 
 def run_scenarios(release: Release, context: JobContext, scenarios: list[Scenario]) -> list[ScenarioOutcome]:
-    """The outcomes of a batch, in order. On a release kept on the workers, the task leaves the
-    worker's thread pool first: its searches are tasks of their own, which must not wait for this
-    one's thread."""
-    if release.partitioned:
-        _leave_thread_pool()
+    """The outcomes of a batch, in order. (On a release kept on the workers, a scenario leaves the
+    worker's thread pool while its searches run: see ``data.partitioned.compute``.)"""
     return [run_scenario(release, scenario, context) for scenario in scenarios]
 
 
@@ -73,13 +69,6 @@ def run_scenario(release: Release, scenario: Scenario, context: JobContext) -> S
     except Exception as error:  # noqa: BLE001 - recorded as the scenario's failure; the job goes on
         elapsed = time.perf_counter() - started
         return failed_outcome(scenario, context, f"{type(error).__name__}: {error}", elapsed, traceback="".join(format_exception(error)))
-
-
-def _leave_thread_pool() -> None:
-    try:
-        secede()
-    except ValueError:  # not on a Dask worker (e.g. called directly): nothing to leave
-        pass
 
 
 def failed_outcome(scenario: Scenario, context: JobContext, error: str, elapsed: float = float("nan"), traceback: str | None = None) -> ScenarioOutcome:

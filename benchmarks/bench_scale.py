@@ -5,11 +5,14 @@ with 5 to 20 codes, 4 continuous) as partitioned Parquet, and an original of --o
 (the targets); then runs a job of --scenarios scenarios on a LocalCluster of --workers
 single-threaded workers with --memory-limit each, through the partitioned path. Prints client and
 worker peak memory, whether a worker restarted or spilled, time per scenario, and the scan
-throughput: attack cells (targets x anonymized rows x known columns) per second per core while
-scans ran, beside the kernel's single-core figure measured in this process on one part.
+throughput: attack cells (targets x anonymized rows x known columns) per second per core, in the
+scan tasks and over the time scans ran, beside the kernel's single-core figure measured in this
+process on one part. --paths copied runs the same job on the release read whole and copied to
+every worker, to compare the two paths around the job's broadcast_limit.
 
     .venv/bin/python benchmarks/bench_scale.py --rows 50000000 --workers 2 --memory-limit 4GiB
     .venv/bin/python benchmarks/bench_scale.py --rows 10000000 --workers 1 2
+    .venv/bin/python benchmarks/bench_scale.py --rows 3000000 --workers 2 --paths kept copied
 """
 
 import argparse
@@ -45,6 +48,11 @@ def write_table(folder: Path, rows: int, seed: int) -> None:
 
 
 def peak_mib() -> float:
+    """This process's peak resident memory. VmHWM, not ru_maxrss: a worker inherits the maxrss of the
+    process that spawned it (it survives exec), its VmHWM starts from its own address space."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -69,7 +77,7 @@ def kernel_single_core(known_columns: int) -> float:
     return 50 * CHUNK * known_columns / seconds
 
 
-def run(data: Path, rows: int, workers: int, memory_limit: str, scenarios: int) -> dict:
+def run(data: Path, rows: int, original_rows: int, workers: int, memory_limit: str, scenarios: int, path: str = "kept") -> dict:
     from distributed import Client, LocalCluster, get_task_stream
 
     from alc_dask import run_job
@@ -78,7 +86,11 @@ def run(data: Path, rows: int, workers: int, memory_limit: str, scenarios: int) 
     job = JobSpec.model_validate(
         {
             "name": f"scale-{rows}",
-            "release": {"original": str(data / "original"), "anonymized": [str(data / f"anonymized-{rows}")], "broadcast_limit": 0},
+            "release": {
+                "original": str(data / f"original-{original_rows}"),
+                "anonymized": [str(data / f"anonymized-{rows}")],
+                "broadcast_limit": 0 if path == "kept" else "1TiB",
+            },
             "scenarios": [{"secret": f"c{i}", "known": KNOWN} for i in range(scenarios)],
             "baseline_settings": {"candidates": ["majority", "random_forest"], "trees": 20},
             "halting": {"min_pairs": 50, "check_every": 50},
@@ -107,6 +119,7 @@ def run(data: Path, rows: int, workers: int, memory_limit: str, scenarios: int) 
     cells = int(scores["pairs"].sum()) * rows * len(KNOWN)
     return {
         "rows": rows,
+        "path": path,
         "workers": workers,
         "memory_limit": memory_limit,
         "scenarios": len(scores),
@@ -118,9 +131,9 @@ def run(data: Path, rows: int, workers: int, memory_limit: str, scenarios: int) 
         "attack_cells": cells,
         "scan_seconds_in_tasks": busy,
         "scan_wall_seconds": covered,
-        "cells_per_second_per_core_in_tasks": cells / busy,
-        "cells_per_second_per_core_while_scanning": cells / (covered * workers),
-        "client_peak_mib": peak_mib(),
+        "cells_per_second_per_core_in_tasks": cells / busy if busy else None,  # None: searched inside the scenarios (copied)
+        "cells_per_second_per_core_while_scanning": cells / (covered * workers) if covered else None,
+        "client_peak_mib": peak_mib(),  # of this process so far: run --paths kept before copied
         "worker_peak_mib": worker_peaks,
         "worker_restarted": restarted,
         "spilled_to_disk_bytes": spilled,
@@ -130,23 +143,28 @@ def run(data: Path, rows: int, workers: int, memory_limit: str, scenarios: int) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=float, default=5e7)
-    parser.add_argument("--original-rows", type=float, default=1e6)
+    parser.add_argument("--original-rows", type=float, default=2e5)
     parser.add_argument("--workers", type=int, nargs="+", default=[2])
     parser.add_argument("--memory-limit", default="4GiB")
     parser.add_argument("--scenarios", type=int, default=10)
     parser.add_argument("--data", type=Path, default=Path("bench-data/scale"))
+    parser.add_argument(
+        "--paths", nargs="+", choices=["kept", "copied"], default=["kept"], help="kept on the workers in parts, or read whole and copied to every worker"
+    )
     args = parser.parse_args()
     rows, original_rows = int(args.rows), int(args.original_rows)
     started = time.perf_counter()
-    write_table(args.data / "original", original_rows, seed=1)
+    write_table(args.data / f"original-{original_rows}", original_rows, seed=1)
     write_table(args.data / f"anonymized-{rows}", rows, seed=2)
     print(f"data ready in {time.perf_counter() - started:.0f}s", flush=True)
     single = kernel_single_core(len(KNOWN))
     print(f"kernel, one core, in process: {single:.3g} cells/s", flush=True)
-    for workers in args.workers:
-        result = run(args.data, rows, workers, args.memory_limit, args.scenarios)
+    for workers, path in ((w, p) for w in args.workers for p in args.paths):
+        result = run(args.data, rows, original_rows, workers, args.memory_limit, args.scenarios, path)
         result["kernel_single_core_cells_per_second"] = single
-        result["share_of_single_core"] = result["cells_per_second_per_core_while_scanning"] / single
+        for measure in ("in_tasks", "while_scanning"):
+            rate = result[f"cells_per_second_per_core_{measure}"]
+            result[f"share_of_single_core_{measure}"] = rate / single if rate else None
         print(json.dumps(result, indent=1), flush=True)
 
 

@@ -23,8 +23,11 @@ from alc_dask.data.io import arrow_to_pandas, check_unique, table_format
 
 ROWS_PER_PART = 1_000_000
 """Rows of a part: enough to keep the search kernel busy per task, few enough for many tasks per worker."""
-DEFAULT_BROADCAST_LIMIT = 256 * 2**20
-"""Encoded size up to which a release is copied to every worker rather than kept in parts on them."""
+DEFAULT_BROADCAST_LIMIT = 512 * 2**20
+"""Estimated encoded size up to which a release is copied to every worker rather than kept in parts
+on them. Measured (benchmarks/RESULTS-scale.md): for 20 columns the copy is faster up to about 3e6
+rows (estimated 480 MB), where both paths take the same time and the copy costs the client 3x the
+memory."""
 CSV_BLOCK_BYTES = 64 * 2**20
 
 

@@ -160,6 +160,27 @@ def best_matches(targets: EncodedTable, tables: Sequence, secret: Column, known:
     return _combine_all(*adjusted)
 
 
+def secret_frequencies(tables: Sequence, secret: Column) -> np.ndarray:
+    """How many rows of `tables` hold each of the secret's codes (its bins for a continuous secret),
+    block by block for a `PartitionedTable`."""
+    n_codes = secret.secret_codes.n_codes
+    counts = np.zeros(n_codes, dtype=np.int64)
+    for table in tables:
+        if isinstance(table, PartitionedTable):
+            counts += np.sum(table.map_blocks(_secret_counts, secret, n_codes), axis=0)
+        else:
+            counts += _secret_counts(table, secret, n_codes)
+    return counts
+
+
+def _secret_counts(block: EncodedTable, secret: Column, n_codes: int) -> np.ndarray:
+    if secret.kind is ColumnKind.CATEGORICAL:
+        codes = block.codes[block.categorical.index(secret.name)]
+    else:
+        codes = secret.bins.encode(block.values[block.continuous.index(secret.name)])
+    return np.bincount(codes, minlength=n_codes)
+
+
 def _combine_all(*partials: Matches) -> Matches:
     result = partials[0]
     for other in partials[1:]:

@@ -290,7 +290,7 @@ def test_bad_schedulers_fail_in_one_line_without_traceback(tmp_path, kind):
     assert "Traceback" not in result.stderr
     (line,) = stderr_lines(result.stderr)
     assert line.startswith("Error: ") and repr(address) in line
-    limit = float(CONNECT_TIMEOUT.rstrip("s")) + 10  # the connect timeout, plus starting Python and reading the job
+    limit = float(CONNECT_TIMEOUT.rstrip("s")) + 20  # the connect timeout, plus starting Python and reading the job on a busy machine
     assert elapsed < (10 if kind == "malformed" else limit), elapsed
 
 

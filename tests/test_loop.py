@@ -97,13 +97,15 @@ def test_independent_random_rows_lose_nothing(unrelated):
 def test_prior_mode_measures_both_sides_at_recall_one(leaky):
     result = run_attack(leaky, "occupation", KNOWN, baseline="prior", seed=0, swap_fraction=0.3)
     assert result.base.recall == 1.0 and result.attack.recall == 1.0
-    assert result.model == "swap-anonymized original"
+    # The swapped copy's guesses (25% right) are no better than always guessing the most common value
+    assert result.model == "most common value (floor)" and result.base.prc == result.floor_prc
     assert result.alc > 0  # a 30%-swapped copy infers less than the original itself
 
 
 def test_control_mode_attacks_control_records(unrelated):
     result = run_attack(unrelated, "occupation", KNOWN, baseline="control", seed=0)
-    assert result.model == "control records"
+    # On a release of random rows the control records' guesses are chance: the floor is the baseline
+    assert result.baseline == "control" and result.model == "most common value (floor)" and result.base.prc == result.floor_prc
     assert result.pairs <= 800
     assert abs(result.alc) < 0.5  # members and non-members are alike to a release of random rows
 
@@ -176,3 +178,35 @@ def test_a_registered_attack_runs_by_name(leaky):
     assert (result.predictions["attack_confidence"] == 0.7).all()
     with pytest.raises(ValueError, match="unknown attack 'no_such_attack'"):
         run_attack(leaky, "occupation", KNOWN, attack="no_such_attack")
+
+
+class GuessesTheRarest:
+    """Predicts the secret's rarest code for every target: a baseline weaker than guessing the most common value."""
+
+    def predict(self, release, secret, known, target_rows, source="original", client=None):
+        from alc_dask.attacks import Predictions
+
+        rarest = int(np.bincount(release.secret_column(secret)).argmin())
+        n = len(target_rows)
+        return Predictions(np.full(n, rarest, np.int32), np.ones(n), np.zeros(n, bool))
+
+
+@pytest.mark.parametrize("baseline", ["prior", "ml"])
+def test_the_baseline_is_never_weaker_than_guessing_the_most_common_value(baseline):
+    from alc_dask.attacks.registry import _REGISTERED, register_attack
+    from alc_dask.loop.scenario_run import FLOOR_MODEL
+    from alc_dask.measure import MeasureSettings
+
+    if "guesses_the_rarest" not in _REGISTERED:
+        register_attack("guesses_the_rarest", GuessesTheRarest)
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame({"noise": rng.integers(0, 50, 3000), "s": rng.choice(["common", "rare", "other"], 3000, p=[0.8, 0.05, 0.15])})
+    release = Release.load(table, [table.assign(noise=rng.permutation(table["noise"].to_numpy()))])
+    settings = {"baseline_settings": BaselineSettings(candidates=("logistic_regression",), trees=10)} if baseline == "ml" else {}
+    result = run_attack(release, "s", ["noise"], attack="guesses_the_rarest", baseline=baseline, seed=3, **settings)
+    truth = result.predictions["base_true"].to_numpy()
+    floor = MeasureSettings().at_full_recall(truth == release.secret_codes("s").encode(pd.Series(["common"]))[0])
+    assert result.base.prc >= floor.prc - 1e-12
+    assert result.alc_full_recall <= 0  # the rarest value beats the most common one at no recall
+    if baseline == "prior":  # the swapped copy's guesses are the rarest value's: the floor is the baseline
+        assert result.model == FLOOR_MODEL and result.base == floor

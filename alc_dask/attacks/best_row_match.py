@@ -3,12 +3,19 @@
 A target's matches are the rows, over every anonymized table holding the secret and at least one
 known column, at the minimum Gower distance on the known columns (known columns a table lacks
 count 0.5 each; see `alc_dask.search` for the reference's rounding). The prediction is the modal
-secret among the matches (the lowest code when several are modal) and the confidence
-`(1 - d_min) * (modal count / matches)`, rounded to 3 decimals.
+secret among the matches and the confidence `(1 - d_min) * (modal count / matches)`, rounded to 3
+decimals.
+
+When several values are modal, the one more frequent in the searched anonymized tables wins, and
+among equally frequent ones a draw seeded by the target's row (and the secret's name): the same
+on every run and any number of workers, and leaning toward no value. (Taking the lowest code, as
+earlier versions did, leans every tie toward the value sorted first; the reference takes the value
+met first among the matches, which depends on the table's row order.)
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -16,7 +23,7 @@ import numpy as np
 
 from alc_dask.data import Release
 from alc_dask.measure._checks import check_count
-from alc_dask.search import SPLIT_EVERY, best_matches
+from alc_dask.search import SPLIT_EVERY, best_matches, secret_frequencies
 
 ABSTAINED = -1
 """Prediction code of an abstention."""
@@ -43,6 +50,7 @@ class BestRowMatch:
         check_count("split_every", split_every, minimum=2)  # fewer never reduces the partitions
         self.batch_size = batch_size
         self.split_every = split_every
+        self._frequencies: dict[tuple, np.ndarray] = {}  # a scenario predicts batch after batch
 
     def predict(self, release: Release, secret: str, known: Sequence[str], target_rows, source: str = "original", client=None) -> Predictions:
         """Predictions for the rows `target_rows` of the original (or `source="control"`) table.
@@ -57,13 +65,47 @@ class BestRowMatch:
             n = targets.n_rows
             return Predictions(np.full(n, ABSTAINED, dtype=np.int32), np.zeros(n), np.ones(n, dtype=bool))
         known_names = [release.column(c).name for c in known]
+        column = release.column(secret)
+        key = (id(release), column.name, tuple(sorted(known)))
+        if key not in self._frequencies:
+            self._frequencies[key] = secret_frequencies(tables, column)
+        frequency = self._frequencies[key]
+        row_ids = _row_ids(target_rows, release, source)
+        salt = zlib.crc32(f"{source}:{column.name}".encode())
         codes, confidence = [np.empty(0, dtype=np.int32)], [np.empty(0)]
         for start in range(0, targets.n_rows, self.batch_size):
             batch = targets.rows(slice(start, start + self.batch_size))
-            matches = best_matches(batch, tables, release.column(secret), known_names, client=client, split_every=self.split_every)
-            modal_code = matches.histogram.argmax(axis=1).astype(np.int32)
+            matches = best_matches(batch, tables, column, known_names, client=client, split_every=self.split_every)
+            modal_code = modal_codes(matches.histogram, frequency, row_ids[start : start + self.batch_size], salt)
             modal = np.take_along_axis(matches.histogram, modal_code[:, None], axis=1)[:, 0]
             codes.append(modal_code)
             fraction = modal / matches.histogram.sum(axis=1)
             confidence.append(np.array([round(float(c), 3) for c in (1.0 - matches.distance) * fraction]))
         return Predictions(np.concatenate(codes), np.concatenate(confidence), np.zeros(targets.n_rows, dtype=bool))
+
+
+def _row_ids(target_rows, release: Release, source: str) -> np.ndarray:
+    """The targets' row numbers in their table, whether given as indices, a slice or a mask."""
+    if isinstance(target_rows, slice):
+        return np.arange(*target_rows.indices((release.control if source == "control" else release.original).n_rows))
+    rows = np.asarray(target_rows)
+    return np.flatnonzero(rows) if rows.dtype == bool else rows
+
+
+def modal_codes(histogram: np.ndarray, frequency: np.ndarray, row_ids: np.ndarray, salt: int) -> np.ndarray:
+    """Per row of `histogram` (targets x codes), its modal code; ties go to the code of higher
+    `frequency`, then to the code of higher draw, a hash of (target row id, code, salt) in [0, 1)."""
+    modal = histogram == histogram.max(axis=1, keepdims=True)
+    codes = np.arange(histogram.shape[1], dtype=np.uint64)
+    draw = _unit_hash(row_ids.astype(np.uint64)[:, None], codes[None, :], np.uint64(salt))
+    key = np.where(modal, frequency[None, :] + draw, -1.0)
+    return key.argmax(axis=1).astype(np.int32)
+
+
+def _unit_hash(rows: np.ndarray, codes: np.ndarray, salt: np.uint64) -> np.ndarray:
+    """SplitMix64 of the three, as a float in [0, 1): unrelated to code order or row order."""
+    x = rows * np.uint64(0x9E3779B97F4A7C15) + codes * np.uint64(0xBF58476D1CE4E5B9) + salt
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    x = x ^ (x >> np.uint64(31))
+    return (x >> np.uint64(11)).astype(np.float64) / float(2**53)

@@ -19,6 +19,7 @@ from alc_dask.data.errors import ReleaseError, ScenarioError
 from alc_dask.data.io import read_table
 from alc_dask.data.numbers import as_floats
 from alc_dask.data.parts import is_dataset, read_dataset
+from alc_dask.data.reference_kinds import KINDS, reference_kind
 from alc_dask.data.schema import MAX_CATEGORIES, Column, ColumnKind, build_column, infer_kind, parse_kind, type_column
 from alc_dask.data.table import EncodedTable
 
@@ -47,6 +48,7 @@ class Release:
         control: TableSource | None = None,
         columns: Mapping[str, str] | None = None,
         max_categories: int = MAX_CATEGORIES,
+        kinds: str = "alc_dask",
     ) -> Release:
         """Read, type and encode a release.
 
@@ -54,7 +56,8 @@ class Release:
         table may hold a subset of the original's columns; the control table (original records not
         used for the release) holds all of them. `columns` maps a column name to "categorical" or
         "continuous" and overrides the inferred kind (numeric with more than `max_categories`
-        distinct values: continuous). Numbers are kept exact (integers beyond 2^53 are not rounded
+        distinct values: continuous); `kinds="reference"` infers kinds by the reference package's
+        rule instead (see `alc_dask.data.reference_kinds`). Numbers are kept exact (integers beyond 2^53 are not rounded
         into each other); datetimes count as nanoseconds since 1970-01-01 UTC (see
         `alc_dask.data.numbers`). Raises `ReleaseError` naming the table and column on bad input.
         """
@@ -67,6 +70,10 @@ class Release:
         names = list(tables)
         check_columns({n: list(t.columns) for n, t in tables.items()}, has_control=control is not None)
         overrides = parse_overrides(columns or {}, list(tables[names[0]].columns), names[0])
+        if kinds not in KINDS:
+            raise ReleaseError(f"kinds: unknown rule {kinds!r}; expected one of {', '.join(KINDS)}")
+        if kinds == "reference":
+            overrides = {c: reference_kind(tables[names[0]][c]) for c in tables[names[0]].columns} | overrides
 
         schema, codes, values = {}, {n: {} for n in names}, {n: {} for n in names}
         for column in tables[names[0]].columns:

@@ -12,7 +12,7 @@ import pandas as pd
 from distributed import as_completed
 
 from alc_dask.attacks.registry import registered_attacks
-from alc_dask.data import Release
+from alc_dask.data import Release, ReleaseError
 from alc_dask.data.fingerprint import data_digest
 from alc_dask.data.on_cluster import load_on_cluster
 from alc_dask.data.parts import estimated_bytes, list_parts
@@ -215,7 +215,11 @@ def prepare_release(spec: JobSpec, cluster: OnDemandClient | None = None) -> Rel
     ``release.broadcast_limit``, read part by part on ``cluster``'s workers and kept there."""
     r = spec.release
     if cluster is None or not keeps_on_workers(spec):
-        return Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None)
+        return Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None, kinds=r.kinds)
+    if r.kinds != "alc_dask":
+        raise ReleaseError(
+            f"release.kinds: {r.kinds!r} needs whole tables; this release is beyond release.broadcast_limit ({r.broadcast_limit} bytes): raise it"
+        )
     return load_on_cluster(cluster.get(), r.original, r.anonymized, control=r.control, columns=r.columns or None, rows_per_part=r.rows_per_part)
 
 

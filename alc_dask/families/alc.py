@@ -86,6 +86,7 @@ ALC_FIELDS = (
     pa.field("expected_base_prc", pa.float64()),
     pa.field("halt_code", pa.string()),
     *_prc_fields("base_"),
+    pa.field("floor_prc", pa.float64()),  # always guessing the most common value, on the same targets
     *_prc_fields("attack_"),
     pa.field("alc_full_recall", pa.float64()),
     pa.field("risk_full_recall", pa.string()),

@@ -38,7 +38,8 @@ class Strict(BaseModel):
 
 
 class ReleaseSpec(Strict):
-    """The tables of one release; ``columns`` overrides inferred kinds (categorical|continuous).
+    """The tables of one release; ``columns`` overrides inferred kinds (categorical|continuous),
+    inferred by this project's rule or, with ``kinds: reference``, by the reference package's.
 
     A table is a Parquet or CSV file, a folder or glob of part files, local or an fsspec URL. A
     release whose tables would take more than ``broadcast_limit`` encoded (8 bytes a cell at most)
@@ -51,6 +52,7 @@ class ReleaseSpec(Strict):
     anonymized: Annotated[list[str], Field(min_length=1)]
     control: str | None = None
     columns: dict[str, Literal["categorical", "continuous"]] = {}
+    kinds: Literal["alc_dask", "reference"] = "alc_dask"
     broadcast_limit: ByteSize = ByteSize(DEFAULT_BROADCAST_LIMIT)
     rows_per_part: Annotated[int, Field(ge=1)] = ROWS_PER_PART
 

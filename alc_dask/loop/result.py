@@ -22,6 +22,8 @@ class AttackResult:
     base: PrcResult
     attack: PrcResult
     alc: float
+    floor_prc: float
+    """The PRC of always guessing the secret's most common value on the base side's targets: the base's PRC is never below it."""
     attack_full_recall: PrcResult
     alc_full_recall: float
     pairs: int
@@ -43,6 +45,7 @@ class AttackResult:
             "halt_code": self.halt_code,
             "alc": self.alc,
             **self.base.to_dict("base_"),
+            "floor_prc": self.floor_prc,
             **self.attack.to_dict("attack_"),
             "alc_full_recall": self.alc_full_recall,
             **self.attack_full_recall.to_dict("attack_full_recall_"),

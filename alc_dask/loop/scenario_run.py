@@ -18,13 +18,22 @@ from alc_dask.data import Release, ScenarioError
 from alc_dask.loop.pairs import PairLog
 from alc_dask.loop.result import AttackResult
 from alc_dask.loop.targets import target_order
-from alc_dask.measure import Checkpoint, HaltingMonitor, HaltingRules, MeasureSettings, alc, prc_at_full_recall
+from alc_dask.measure import Checkpoint, HaltingMonitor, HaltingRules, MeasureSettings, alc
 from alc_dask.targets import TargetSelector
+
+FLOOR_MODEL = "most common value (floor)"
+"""The model reported when always guessing the secret's most common value beats the baseline."""
 
 
 class ScenarioRun:
     """Which targets come next, their baseline predictions, the pairs recorded so far and the
-    halting checks. Attacks only supply their predictions."""
+    halting checks. Attacks only supply their predictions.
+
+    The baseline reported is never weaker than always guessing the secret's most common value in
+    the original table, measured on the same targets (at recall 1): when that guess does better,
+    it is the baseline (model ``FLOOR_MODEL``) and the ALC is measured against it. Halting
+    decisions are the trained baseline's.
+    """
 
     def __init__(
         self,
@@ -53,6 +62,7 @@ class ScenarioRun:
             confidence_level=measure.confidence_level, rmin=measure.rmin, alpha=measure.alpha, abs_weight=measure.abs_weight, recall_scale=scale
         )
         self.source = _baseline_source(self, baseline_settings, attack, swap_fraction, client)
+        self.most_common = int(np.bincount(release.secret_column(secret)).argmax())
         if isinstance(self.source, ControlBaseline):
             self.order = self.order[: self.source.available_pairs]
         self.monitor = HaltingMonitor(halting, expected_base_prc=self.source.expected_prc, measure=self.measure)
@@ -117,20 +127,26 @@ class ScenarioRun:
         if not self.done:
             raise RuntimeError("the scenario has not finished")
         predictions = self.log.frame()
-        attack_full, alc_full = _at_full_recall(predictions, self.measure)
+        floor = self.measure.at_full_recall((predictions["base_true"] == self.most_common).to_numpy())
+        base, model, best = self.outcome.base, self.source.model_name, self.outcome.alc
+        if floor.prc > base.prc:
+            base, model, best = floor, FLOOR_MODEL, alc(floor.prc, self.outcome.attack.prc, abs_weight=self.measure.abs_weight)
+        base_full = max(self.measure.at_full_recall(predictions["base_correct"].to_numpy()), floor, key=lambda measure: measure.prc)
+        attack_full = self.measure.at_full_recall(predictions["attack_correct"].to_numpy())
         return AttackResult(
             secret=self.secret,
             known=self.known,
             attack_name=attack_name,
             baseline=self.mode.value,
-            model=self.source.model_name,
+            model=model,
             expected_base_prc=self.source.expected_prc,
             halt_code=self.outcome.halt_code.value,
-            base=self.outcome.base,
+            base=base,
             attack=self.outcome.attack,
-            alc=self.outcome.alc,
+            alc=best,
+            floor_prc=floor.prc,
             attack_full_recall=attack_full,
-            alc_full_recall=alc_full,
+            alc_full_recall=alc(base_full.prc, attack_full.prc, abs_weight=self.measure.abs_weight),
             pairs=self.pairs,
             abstentions=int(predictions["abstained"].sum()),
             recall_basis=self.recall_basis,
@@ -143,14 +159,6 @@ class ScenarioRun:
         if self.pairs == 0:
             raise ScenarioError(f"secret {self.secret!r}: no targets to attack")
         self.outcome = self.monitor.finish(*self.log.measures())
-
-
-def _at_full_recall(predictions, m: MeasureSettings):
-    """The attack's measure at recall 1 and its ALC against the baseline's."""
-    settings = dict(confidence_level=m.confidence_level, rmin=m.rmin, alpha=m.alpha, recall_scale=m.recall_scale)
-    attack = prc_at_full_recall(predictions["attack_correct"].to_numpy(), **settings)
-    base = prc_at_full_recall(predictions["base_correct"].to_numpy(), **settings)
-    return attack, alc(base.prc, attack.prc, abs_weight=m.abs_weight)
 
 
 def _baseline_source(run: ScenarioRun, settings, attack, swap_fraction, client):

@@ -162,5 +162,8 @@ class MeasureSettings:
             recall_scale=self.recall_scale,
         )
 
+    def at_full_recall(self, correct) -> PrcResult:
+        return prc_at_full_recall(correct, confidence_level=self.confidence_level, rmin=self.rmin, alpha=self.alpha, recall_scale=self.recall_scale)
+
     def prc(self, precision: float, recall: float) -> float:
         return prc_of(precision, recall, rmin=self.rmin, alpha=self.alpha)

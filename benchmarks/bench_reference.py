@@ -92,7 +92,9 @@ def reference_runs(attacks: list[dict], label: str, seed: int, prior: bool) -> p
 
 
 def _read_lines(files: list[Path]) -> pd.DataFrame:
-    rows = [json.loads(line) for file in files if file.exists() for line in file.read_text().splitlines() if line.startswith("{")]
+    rows = [
+        json.loads(line) for file in files if file.exists() for line in file.read_text().splitlines() if line.startswith('{"')
+    ]  # the reference prints dicts of its own
     frame = pd.DataFrame(rows, columns=None if rows else ["dataset", "release", "secret"])
     if "base_full_recall" in frame:
         frame["alc_no_recall"] = [_alc_at_full_recall(b, a) for b, a in zip(frame["base_full_recall"], frame["attack_full_recall"], strict=True)]

@@ -210,3 +210,23 @@ def test_the_baseline_is_never_weaker_than_guessing_the_most_common_value(baseli
     assert result.alc_full_recall <= 0  # the rarest value beats the most common one at no recall
     if baseline == "prior":  # the swapped copy's guesses are the rarest value's: the floor is the baseline
         assert result.model == FLOOR_MODEL and result.base == floor
+
+
+def test_the_pair_log_keeps_every_batch_in_order_as_it_grows():
+    from alc_dask.loop.pairs import COLUMNS, PairLog
+
+    rng = np.random.default_rng(0)
+    log, batches = PairLog(capacity=4), []
+    for size, code_type in ((3, np.int32), (7, np.int32), (1, np.int64), (40, np.int16)):
+        batch = {name: rng.integers(0, 5, size).astype(code_type) for name in COLUMNS if "confidence" not in name and name != "abstained"}
+        batch |= {"base_confidence": rng.random(size), "attack_confidence": rng.random(size), "abstained": rng.random(size) < 0.2}
+        log.append(**batch)
+        batches.append(batch)
+        expected = {name: np.concatenate([b[name] for b in batches]) for name in COLUMNS}
+        base_correct, base_confidence, attack_correct, _ = log.measures()
+        np.testing.assert_array_equal(base_correct, expected["base_code"] == expected["base_true"])
+        np.testing.assert_array_equal(base_confidence, expected["base_confidence"])
+        np.testing.assert_array_equal(attack_correct, expected["attack_code"] == expected["attack_true"])
+    frame = log.frame()
+    assert log.count == 51 and frame["target"].dtype == np.int64 and frame["abstained"].dtype == bool
+    np.testing.assert_array_equal(frame["target"], expected["target"])

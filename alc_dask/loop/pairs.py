@@ -7,30 +7,43 @@ COLUMNS = ("target", "base_code", "base_confidence", "base_true", "attack_code",
 
 
 class PairLog:
-    """Appends batches of pairs; hands out the arrays the measures need and the predictions frame."""
+    """Appends batches of pairs into arrays that double when full, so that a halting check reads
+    views of what is recorded instead of concatenating every batch again."""
 
-    def __init__(self):
-        self.columns = {name: [] for name in COLUMNS}
+    def __init__(self, capacity: int = 256):
+        self.arrays: dict[str, np.ndarray] | None = None
+        self.capacity = capacity
         self.count = 0
 
     def append(self, **batch: np.ndarray) -> None:
-        for name in COLUMNS:
-            self.columns[name].append(np.asarray(batch[name]))
-        self.count += len(batch["target"])
+        values = {name: np.asarray(batch[name]) for name in COLUMNS}
+        n = len(values["target"])
+        if self.arrays is None:
+            self.arrays = {name: np.empty(max(self.capacity, n), dtype=array.dtype) for name, array in values.items()}
+        elif self.count + n > len(self.arrays["target"]):
+            size = max(2 * len(self.arrays["target"]), self.count + n)
+            self.arrays = {name: np.concatenate([array[: self.count], np.empty(size - self.count, array.dtype)]) for name, array in self.arrays.items()}
+        for name, array in values.items():
+            if not np.can_cast(array.dtype, self.arrays[name].dtype, casting="safe"):  # as concatenating would promote
+                self.arrays[name] = self.arrays[name].astype(np.result_type(self.arrays[name], array))
+            self.arrays[name][self.count : self.count + n] = array
+        self.count += n
+
+    def _recorded(self, name: str) -> np.ndarray:
+        return self.arrays[name][: self.count] if self.arrays is not None else np.empty(0)
 
     def measures(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(base correct, base confidence, attack correct, attack confidence) of every pair so far."""
-        frame = {name: np.concatenate(parts) for name, parts in self.columns.items()}
         return (
-            frame["base_code"] == frame["base_true"],
-            frame["base_confidence"],
-            frame["attack_code"] == frame["attack_true"],
-            frame["attack_confidence"],
+            self._recorded("base_code") == self._recorded("base_true"),
+            self._recorded("base_confidence"),
+            self._recorded("attack_code") == self._recorded("attack_true"),
+            self._recorded("attack_confidence"),
         )
 
     def frame(self) -> pd.DataFrame:
-        data = {name: np.concatenate(parts) if parts else np.empty(0) for name, parts in self.columns.items()}
-        frame = pd.DataFrame(data)
+        frame = pd.DataFrame({name: self._recorded(name).copy() for name in COLUMNS})
         frame["base_correct"] = frame["base_code"] == frame["base_true"]
         frame["attack_correct"] = frame["attack_code"] == frame["attack_true"]
         return frame
+

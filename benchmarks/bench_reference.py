@@ -28,14 +28,14 @@ import pandas as pd
 from paper_attacks import paper_attacks
 
 from alc_dask.measure import MeasureSettings, alc
-from alc_dask.reproduction import PAPER_TABLE2, paper_label, table2
+from alc_dask.reproduction import ALC_FLOOR, PAPER_TABLE2, paper_label, table2
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench-envs" / "results"
 REFERENCE = ROOT / "bench-envs" / "reference"
 DATASETS = ["adult", "BankChurnersNoId", "census", "child", "insurance"]
 SWAP = {"weak": 0.2, "strong": 0.8}
-KEY = ["dataset", "release", "secret"]
+KEY = ["dataset", "release", "secret", "known_key"]  # an entry may share a secret with another, not its known columns
 
 
 def attacks_of(secrets: int) -> list[dict]:
@@ -43,6 +43,7 @@ def attacks_of(secrets: int) -> list[dict]:
     for release in ("weak", "strong"):
         for attack in paper_attacks(DATASETS, per_dataset=3, release=release):
             attack["dataset"] = Path(attack["dataset_dir"]).name
+            attack["known_key"] = json.dumps(sorted(attack["known"]))
             if sum(a["dataset"] == attack["dataset"] and a["release"] == release for a in attacks) < secrets:
                 attacks.append(attack)
     return attacks
@@ -95,7 +96,8 @@ def _read_lines(files: list[Path]) -> pd.DataFrame:
     rows = [
         json.loads(line) for file in files if file.exists() for line in file.read_text().splitlines() if line.startswith('{"')
     ]  # the reference prints dicts of its own
-    frame = pd.DataFrame(rows, columns=None if rows else ["dataset", "release", "secret"])
+    frame = pd.DataFrame(rows, columns=None if rows else [*KEY, "known"])
+    frame["known_key"] = [json.dumps(sorted(known)) for known in frame["known"]]
     if "base_full_recall" in frame:
         frame["alc_no_recall"] = [_alc_at_full_recall(b, a) for b, a in zip(frame["base_full_recall"], frame["attack_full_recall"], strict=True)]
     return frame
@@ -133,7 +135,7 @@ def ours(attacks: list[dict], kinds: str, client) -> pd.DataFrame:
                 "output": str(RESULTS / f"ours-{kinds}" / f"{dataset}-{release}"),
             }
         )
-        scores = run_job(spec, client=client, progress=False).assign(dataset=dataset, release=release)
+        scores = run_job(spec, client=client, progress=False).assign(dataset=dataset, release=release, known_key=lambda frame: frame["known"])
         frames.append(scores)
     scores = pd.concat(frames, ignore_index=True)
     ml = scores[scores["baseline"] == "ml"].set_index(KEY)
@@ -189,7 +191,7 @@ def report(attacks: list[dict], reference: dict[str, pd.DataFrame], mine: dict[s
             table[f"{column}_{name}"] = run[column]
         table[f"label_{name}"] = np.where(run["alc"].notna(), paper_label(run["alc"].fillna(0.0).to_numpy(dtype=float)), None)
     ref1 = reference["seed1"].reindex(keys)
-    shown = table.reset_index()
+    shown = table.reset_index().drop(columns=["known_key"])
     shown["secret"] = shown["secret"].str.slice(0, 22)
     with pd.option_context("display.width", 400, "display.max_columns", 40, "display.max_rows", 200):
         print(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
@@ -200,11 +202,15 @@ def report(attacks: list[dict], reference: dict[str, pd.DataFrame], mine: dict[s
     print("risk labels (the paper's three: safe, at risk, serious), share of those attacks that agree:")
     if len(references) == 2:
         print(f"  reference seed 1 vs seed 2: {np.mean(table.loc[measured, 'label_ref1'] == table.loc[measured, 'label_ref2']):.1%}")
-        print(f"  median |ALC ref seed 1 - ALC ref seed 2|: {np.nanmedian(np.abs(table['alc_ref1'] - table['alc_ref2'])):.3f}")
+        print(
+            f"  median |ALC ref seed 1 - ALC ref seed 2|: {np.nanmedian(np.abs(table['alc_ref1'].clip(lower=ALC_FLOOR) - table['alc_ref2'].clip(lower=ALC_FLOOR))):.3f} (clipped at {ALC_FLOOR})"
+        )
     for name, title in (("ours", "alc_dask, default kinds"), ("ours_refkinds", "alc_dask, kinds: reference")):
         agree = " / ".join(f"{np.mean(table.loc[measured, f'label_{name}'] == table.loc[measured, f'label_{ref}']):.1%}" for ref in references)
-        difference = np.nanmedian(np.abs(table[f"alc_{name}"] - table["alc_ref1"]))
-        print(f"  {title} vs reference seed(s) {' / '.join(r[-1] for r in references)}: {agree}; median |ALC - ALC ref seed 1| {difference:.3f}")
+        difference = np.nanmedian(np.abs(table[f"alc_{name}"].clip(lower=ALC_FLOOR) - table["alc_ref1"].clip(lower=ALC_FLOOR)))
+        print(
+            f"  {title} vs reference seed(s) {' / '.join(r[-1] for r in references)}: {agree}; median |ALC - ALC ref seed 1| {difference:.3f} (ALCs clipped at {ALC_FLOOR})"
+        )
     ratio = table["seconds_ref1"] / table["seconds_ours"]
     print(
         f"time: median ratio reference seed 1 / alc_dask {ratio.median():.0f}x; totals {table['seconds_ref1'].sum():.0f} s / {table['seconds_ours'].sum():.1f} s"

@@ -39,6 +39,15 @@ def run(attack: dict, seed: int, swap: float) -> dict:
         elapsed = time.perf_counter() - start
         best = brm.alcm.results().iloc[0]
         predictions = brm.alcm.prediction_results()
+    if best["halt_code"] == "init_failed" or "predict_type" not in predictions:  # it could not attack: no measure
+        return {
+            **attack,
+            "seed": seed,
+            "swap": swap,
+            "seconds": elapsed,
+            "halt_code": str(best["halt_code"]),
+            "error": "the reference could not set the attack up",
+        }
     correct = {side: predictions.loc[predictions["predict_type"] == side, "prediction"].astype(bool) for side in ("base", "attack")}
     return {
         **attack,

@@ -73,6 +73,6 @@ def test_comparison_report_on_a_few_real_attacks(shared_data, tmp_path):
     markdown = compare_with_reference(pd.concat(rows, ignore_index=True), paper / "reference-results", tmp_path)
     assert "## weak releases: 3 attacks (child 3)" in markdown
     assert "The paper's Table 2" in markdown
-    assert "Risk labels agreeing with the reference on the same attacks (3)" in markdown
+    assert "Risk labels agreeing with the published results on the same attacks (3)" in markdown
     assert (tmp_path / "figure7-alc_dask-weak.png").stat().st_size > 10_000
-    assert (tmp_path / "figure7-reference-weak.png").exists()
+    assert (tmp_path / "figure7-published-weak.png").exists()

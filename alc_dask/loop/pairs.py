@@ -46,4 +46,3 @@ class PairLog:
         frame["base_correct"] = frame["base_code"] == frame["base_true"]
         frame["attack_correct"] = frame["attack_code"] == frame["attack_true"]
         return frame
-

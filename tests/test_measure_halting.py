@@ -87,7 +87,13 @@ def test_close_to_expected():
 
 def test_base_far_below_expectation_goes_on():
     assert not high_alc_sequence(expected_base_prc=0.9).halted
-    assert not high_alc_sequence(expected_base_prc=None).halted
+
+
+def test_a_baseline_without_expectation_halts_when_stalled_at_high_alc():
+    """Prior and control baselines have no expected PRC: a stall at ALC >= 0.5 used to run them to the last target."""
+    result = high_alc_sequence(expected_base_prc=None)
+    assert result.halt_code is HaltCode.DIMINISHING_RETURNS
+    assert result.alc >= 0.5
 
 
 def test_exhausted_reports_the_best_measures_seen():

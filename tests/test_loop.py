@@ -227,6 +227,7 @@ def test_the_pair_log_keeps_every_batch_in_order_as_it_grows():
         np.testing.assert_array_equal(base_correct, expected["base_code"] == expected["base_true"])
         np.testing.assert_array_equal(base_confidence, expected["base_confidence"])
         np.testing.assert_array_equal(attack_correct, expected["attack_code"] == expected["attack_true"])
-    frame = log.frame()
-    assert log.count == 51 and frame["target"].dtype == np.int64 and frame["abstained"].dtype == bool
-    np.testing.assert_array_equal(frame["target"], expected["target"])
+    columns = log.columns()
+    assert log.count == 51 and columns["target"].dtype == np.int64 and columns["abstained"].dtype == bool
+    np.testing.assert_array_equal(columns["target"], expected["target"])
+    np.testing.assert_array_equal(columns["attack_correct"], expected["attack_code"] == expected["attack_true"])

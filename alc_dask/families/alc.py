@@ -12,7 +12,6 @@ import json
 from typing import Annotated, Any, Literal
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -156,28 +155,24 @@ class AlcFamily(EvaluationFamily):
             "risk": risk_label(result.alc),
             "risk_full_recall": risk_label(result.alc_full_recall),
         }
-        return Evaluation(measures, prediction_rows(result, release, p.store_values))
+        return Evaluation(measures, prediction_table(result, release, p.store_values))
 
 
-def prediction_rows(result: AttackResult, release, store_values: bool) -> pd.DataFrame:
-    """The base and attack prediction of every target; secret values only when the job stores them."""
-    frame = result.predictions
-    sides = []
-    for side in ("base", "attack"):
-        part = pd.DataFrame(
-            {
-                "target": frame["target"].to_numpy(np.int64),
-                "side": side,
-                "correct": frame[f"{side}_correct"].to_numpy(bool),
-                "confidence": frame[f"{side}_confidence"].to_numpy(np.float64),
-                "abstained": frame["abstained"].to_numpy(bool) if side == "attack" else False,
-            }
-        )
-        if store_values:
-            part["predicted"] = _as_text(release.decode(result.secret, frame[f"{side}_code"].to_numpy()))
-            part["true"] = _as_text(release.decode(result.secret, frame[f"{side}_true"].to_numpy()))
-        sides.append(part)
-    return pd.concat(sides, ignore_index=True)
+def prediction_table(result: AttackResult, release, store_values: bool) -> pa.Table:
+    """The base and then the attack prediction of every target; secret values only when the job stores them."""
+    pairs = result.columns
+    n = len(pairs["target"])
+    columns = {
+        "target": pa.array(np.tile(pairs["target"], 2), pa.int64()),
+        "side": pa.array(np.repeat(np.array(["base", "attack"], dtype=object), n), pa.string()),
+        "correct": pa.array(np.concatenate([pairs["base_correct"], pairs["attack_correct"]])),
+        "confidence": pa.array(np.concatenate([pairs["base_confidence"], pairs["attack_confidence"]]), pa.float64()),
+        "abstained": pa.array(np.concatenate([np.zeros(n, dtype=bool), pairs["abstained"]])),
+    }
+    if store_values:
+        for name, suffix in (("predicted", "code"), ("true", "true")):
+            columns[name] = pa.array(_as_text(release.decode(result.secret, np.concatenate([pairs[f"base_{suffix}"], pairs[f"attack_{suffix}"]]))), pa.string())
+    return pa.table(columns)
 
 
 def _as_text(values) -> list:

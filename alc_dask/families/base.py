@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
-    import pandas as pd
     import pyarrow as pa
 
     from alc_dask.data import Release
@@ -30,10 +29,11 @@ class FamilyParams(BaseModel):
 @dataclass(frozen=True)
 class Evaluation:
     """What one evaluation found: its row of measures (the family's ``fields``) and, for families
-    that make per-target predictions, those predictions (in ``alc_dask.results.PREDICTIONS``)."""
+    that make per-target predictions, those predictions (columns of ``alc_dask.results.PREDICTIONS``;
+    the engine adds ``scenario_id`` and leaves absent ones null)."""
 
     measures: dict[str, Any]
-    predictions: pd.DataFrame | None = None
+    predictions: pa.Table | None = None
 
 
 class EvaluationFamily:

@@ -1,7 +1,6 @@
 """The pairs of baseline and attack predictions a scenario has recorded, column by column."""
 
 import numpy as np
-import pandas as pd
 
 COLUMNS = ("target", "base_code", "base_confidence", "base_true", "attack_code", "attack_confidence", "attack_true", "abstained")
 
@@ -41,8 +40,9 @@ class PairLog:
             self._recorded("attack_confidence"),
         )
 
-    def frame(self) -> pd.DataFrame:
-        frame = pd.DataFrame({name: self._recorded(name).copy() for name in COLUMNS})
-        frame["base_correct"] = frame["base_code"] == frame["base_true"]
-        frame["attack_correct"] = frame["attack_code"] == frame["attack_true"]
-        return frame
+    def columns(self) -> dict[str, np.ndarray]:
+        """A copy of every recorded pair, column by column, with whether each side was right."""
+        columns = {name: self._recorded(name).copy() for name in COLUMNS}
+        columns["base_correct"] = columns["base_code"] == columns["base_true"]
+        columns["attack_correct"] = columns["attack_code"] == columns["attack_true"]
+        return columns

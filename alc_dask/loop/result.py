@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from alc_dask.measure import PrcResult
@@ -31,7 +32,13 @@ class AttackResult:
     recall_basis: str
     seconds: float
     seed: int
-    predictions: pd.DataFrame = field(repr=False)
+    columns: dict[str, np.ndarray] = field(repr=False)
+    """Every pair made, column by column (``PairLog.columns``): the engine writes them as they are."""
+
+    @property
+    def predictions(self) -> pd.DataFrame:
+        """Every pair made, one row each, for reading in Python."""
+        return pd.DataFrame(self.columns)
 
     def measures(self) -> dict:
         """The scenario's figures as one flat row (no predictions)."""

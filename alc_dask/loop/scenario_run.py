@@ -126,13 +126,13 @@ class ScenarioRun:
     def result(self, attack_name: str) -> AttackResult:
         if not self.done:
             raise RuntimeError("the scenario has not finished")
-        predictions = self.log.frame()
-        floor = self.measure.at_full_recall((predictions["base_true"] == self.most_common).to_numpy())
+        columns = self.log.columns()
+        floor = self.measure.at_full_recall(columns["base_true"] == self.most_common)
         base, model, best = self.outcome.base, self.source.model_name, self.outcome.alc
         if floor.prc > base.prc:
             base, model, best = floor, FLOOR_MODEL, alc(floor.prc, self.outcome.attack.prc, abs_weight=self.measure.abs_weight)
-        base_full = max(self.measure.at_full_recall(predictions["base_correct"].to_numpy()), floor, key=lambda measure: measure.prc)
-        attack_full = self.measure.at_full_recall(predictions["attack_correct"].to_numpy())
+        base_full = max(self.measure.at_full_recall(columns["base_correct"]), floor, key=lambda measure: measure.prc)
+        attack_full = self.measure.at_full_recall(columns["attack_correct"])
         return AttackResult(
             secret=self.secret,
             known=self.known,
@@ -148,11 +148,11 @@ class ScenarioRun:
             attack_full_recall=attack_full,
             alc_full_recall=alc(base_full.prc, attack_full.prc, abs_weight=self.measure.abs_weight),
             pairs=self.pairs,
-            abstentions=int(predictions["abstained"].sum()),
+            abstentions=int(columns["abstained"].sum()),
             recall_basis=self.recall_basis,
             seconds=time.perf_counter() - self.started,
             seed=self.seed,
-            predictions=predictions,
+            columns=columns,
         )
 
     def _finish(self) -> None:

@@ -80,3 +80,50 @@ def test_training_rows_cap_subsamples():
 
     assert rows_seen(BaselineSettings(trees=1, training_rows=100)) == 100
     assert rows_seen(BaselineSettings(trees=1)) == 990
+
+
+def test_scenarios_sharing_original_columns_and_seed_fit_their_baseline_once(release, monkeypatch):
+    """The weak and the strong release of one original (or several attacks on one secret) share it."""
+    import alc_dask.baseline.sources as sources
+    from alc_dask.baseline.memo import BASELINES
+    from alc_dask.measure import MeasureSettings
+
+    calls = {"select": 0, "fit": 0}
+
+    def counted(key, function):
+        def call(*args, **kwargs):
+            calls[key] += 1
+            return function(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(sources, "select_model", counted("select", sources.select_model))
+    monkeypatch.setattr(sources, "fit_without_block", counted("fit", sources.fit_without_block))
+    BASELINES.clear()
+    settings, block = BaselineSettings(trees=5), np.arange(100, 400)
+
+    def baseline(secret, seed=3):
+        ml = sources.MlBaseline(release, secret, ["age", "region", "sex"], settings, MeasureSettings(), seed)
+        ml.start_block(block)
+        return ml, ml.predict(block[:50], np.arange(50))
+
+    first, first_predictions = baseline("education")
+    again, again_predictions = baseline("education")
+    assert calls == {"select": 1, "fit": 1} and BASELINES.hits == 2
+    assert again.choice == first.choice
+    for a, b in zip(first_predictions, again_predictions):
+        np.testing.assert_array_equal(a, b)
+    baseline("married")
+    baseline("education", seed=4)
+    assert calls == {"select": 3, "fit": 3}
+
+
+def test_the_memo_forgets_the_least_recently_used():
+    from alc_dask.baseline.memo import Memo, digest
+
+    memo = Memo(entries=2)
+    for key in ("a", "b", "a", "c"):  # "b" is the least recently used when "c" comes
+        memo.get(key, lambda key=key: key.upper())
+    assert memo.get("b", lambda: "computed again") == "computed again"
+    assert memo.get("a", lambda: "computed again") == "computed again"  # "a" went when "b" came back
+    assert digest(np.arange(3)) != digest(np.arange(3).astype(np.int32)) != digest(np.arange(1, 4))

@@ -14,6 +14,7 @@ import numpy as np
 from alc_dask.anonymize import swap_encoded
 from alc_dask.baseline.blocks import block_predictions, fit_without_block
 from alc_dask.baseline.features import FeatureLayout, FeatureRows
+from alc_dask.baseline.memo import BASELINES, digest
 from alc_dask.baseline.selection import BaselineSettings, ModelChoice, select_model
 from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.measure import MeasureSettings
@@ -26,7 +27,8 @@ class BaselineMode(StrEnum):
 
 
 class MlBaseline:
-    """Model selection once per scenario; the chosen model refitted per block."""
+    """Model selection once per scenario; the chosen model refitted per block. Both are remembered
+    in the worker (``memo.BASELINES``) for scenarios with the same original columns, settings and seed."""
 
     def __init__(self, release: Release, secret: str, known, settings: BaselineSettings, measure: MeasureSettings, seed: int):
         self.layout = FeatureLayout.of(release, known)
@@ -34,13 +36,21 @@ class MlBaseline:
         self.X = self.layout.matrix(original) if isinstance(original, EncodedTable) else FeatureRows(self.layout, original)
         self.y = release.secret_column(secret)
         self.settings, self.seed = settings, seed
-        self.choice: ModelChoice = select_model(self.X, self.y, self.layout, settings, measure, seed)
+        # A partitioned original is never digested whole: its baselines are not remembered.
+        self._key = digest(self.X, self.y, self.layout.known, self.layout.categorical, settings, measure, seed) if isinstance(self.X, np.ndarray) else None
+        self.choice: ModelChoice = self._remembered("choice", lambda: select_model(self.X, self.y, self.layout, settings, measure, seed))
         self.model_name, self.expected_prc = self.choice.name, self.choice.expected_prc
 
     def start_block(self, block: np.ndarray) -> None:
-        model = fit_without_block(self.model_name, self.X, self.y, block, self.layout, self.settings, self.seed)
-        self._codes, self._confidence = block_predictions(model, self.X, block)
+        def predict():
+            model = fit_without_block(self.model_name, self.X, self.y, block, self.layout, self.settings, self.seed)
+            return block_predictions(model, self.X, block)
+
+        self._codes, self._confidence = self._remembered(digest(block), predict)
         self._position = {row: i for i, row in enumerate(block.tolist())}
+
+    def _remembered(self, what: str, compute):
+        return compute() if self._key is None else BASELINES.get(f"{self._key}/{what}", compute)
 
     def predict(self, rows: np.ndarray, pair_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         at = np.array([self._position[row] for row in rows.tolist()], dtype=np.int64)

@@ -10,11 +10,13 @@ half the cost of a scenario; the chosen forest is then fitted with ``trees``.
 
 import warnings
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
+import sklearn
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from alc_dask.baseline.features import FeatureLayout
 from alc_dask.baseline.zoo import DEFAULT_CANDIDATES, MODELS, build_model
@@ -66,10 +68,17 @@ def predict_with_confidence(model, X: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def fit_model(model, X: np.ndarray, y: np.ndarray):
     """Fit on one thread: scenarios run side by side, and BLAS threads competing for the same
-    cores made a 0.4 s fit take 10 s on a busy 2-core machine."""
-    with warnings.catch_warnings(), threadpool_limits(limits=1):
+    cores made a 0.4 s fit take 10 s on a busy 2-core machine. The models are built here with
+    valid parameters, so sklearn's per-call parameter validation is skipped."""
+    with warnings.catch_warnings(), _blas_controller().limit(limits=1), sklearn.config_context(skip_parameter_validation=True):
         warnings.simplefilter("ignore", ConvergenceWarning)
         return model.fit(X, y)
+
+
+@cache
+def _blas_controller() -> ThreadpoolController:
+    """Finding the loaded BLAS and OpenMP libraries takes 13 ms: once per process, not per fit."""
+    return ThreadpoolController()
 
 
 def select_model(

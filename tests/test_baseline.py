@@ -127,3 +127,40 @@ def test_the_memo_forgets_the_least_recently_used():
     assert memo.get("b", lambda: "computed again") == "computed again"
     assert memo.get("a", lambda: "computed again") == "computed again"  # "a" went when "b" came back
     assert digest(np.arange(3)) != digest(np.arange(3).astype(np.int32)) != digest(np.arange(1, 4))
+
+
+def test_block_fits_within_budget_keep_their_settings():
+    from alc_dask.baseline.budget import affordable
+
+    rng = np.random.default_rng(0)
+    census_like = rng.integers(0, 30, (40000, 4)).astype(float)  # 4 known columns of a few dozen values
+    settings = BaselineSettings()
+    assert affordable("random_forest", settings, census_like, 51) == (settings, None)
+    assert affordable("logistic_regression", settings, census_like, 51) == (settings, None)
+
+
+def test_block_fits_on_hundreds_of_secret_values_are_bounded_and_say_so():
+    """500 secret values and a known column of 2700: a 100-tree block fit took a minute and gigabytes."""
+    from alc_dask.baseline.budget import FOREST_BUDGET, MIN_TREES, affordable
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 2700, 20000), rng.integers(18, 90, 20000), rng.integers(0, 2, 20000)]).astype(float)
+    forest, note = affordable("extra_trees", BaselineSettings(), X, 500)
+    distinct = len(np.unique(X[np.random.default_rng(0).choice(20000, 10000, replace=False)], axis=0))
+    assert MIN_TREES <= forest.trees == int(FOREST_BUDGET // (2 * distinct * 500)) < 100 and forest.training_rows == 10000
+    assert note == f"extra_trees: {forest.trees} of 100 trees (500 secret values, {distinct} distinct feature rows)"
+    logistic, note = affordable("logistic_regression", BaselineSettings(), X, 500)
+    assert logistic.training_rows == 2000 and logistic.trees == 100
+    assert note == "logistic_regression: trained on 2000 of 10000 rows (500 secret values)"
+
+
+def test_a_bounded_baseline_is_reported_with_the_scenario(release, monkeypatch):
+    import alc_dask.baseline.budget as budget
+    from alc_dask.loop import run_attack
+
+    monkeypatch.setattr(budget, "FOREST_BUDGET", 1.0)
+    result = run_attack(release, "education", ["age", "region"], baseline_settings=BaselineSettings(candidates=("random_forest",), trees=20), seed=2)
+    assert result.model == "random_forest"
+    assert result.measures()["baseline_note"].startswith("random_forest: 10 of 20 trees")
+    unbounded = run_attack(release, "education", ["age", "region"], baseline_settings=BaselineSettings(candidates=("majority",)), seed=2)
+    assert unbounded.measures()["baseline_note"] is None

@@ -13,6 +13,7 @@ import numpy as np
 
 from alc_dask.anonymize import swap_encoded
 from alc_dask.baseline.blocks import block_predictions, fit_without_block
+from alc_dask.baseline.budget import affordable
 from alc_dask.baseline.features import FeatureLayout, FeatureRows
 from alc_dask.baseline.memo import BASELINES, digest
 from alc_dask.baseline.selection import BaselineSettings, ModelChoice, select_model
@@ -40,10 +41,11 @@ class MlBaseline:
         self._key = digest(self.X, self.y, self.layout.known, self.layout.categorical, settings, measure, seed) if isinstance(self.X, np.ndarray) else None
         self.choice: ModelChoice = self._remembered("choice", lambda: select_model(self.X, self.y, self.layout, settings, measure, seed))
         self.model_name, self.expected_prc = self.choice.name, self.choice.expected_prc
+        self.fit_settings, self.note = affordable(self.model_name, settings, self.X, np.count_nonzero(np.bincount(self.y)))
 
     def start_block(self, block: np.ndarray) -> None:
         def predict():
-            model = fit_without_block(self.model_name, self.X, self.y, block, self.layout, self.settings, self.seed)
+            model = fit_without_block(self.model_name, self.X, self.y, block, self.layout, self.fit_settings, self.seed)
             return block_predictions(model, self.X, block)
 
         self._codes, self._confidence = self._remembered(digest(block), predict)
@@ -65,6 +67,7 @@ class PriorBaseline:
 
     model_name = "swap-anonymized original"
     expected_prc = None
+    note = None
 
     def __init__(self, release: Release, secret: str, known, attack, swap_fraction: float, seed: int):
         self.release, self.secret, self.known, self.attack = release, secret, list(known), attack
@@ -89,6 +92,7 @@ class ControlBaseline:
 
     model_name = "control records"
     expected_prc = None
+    note = None
 
     def __init__(self, release: Release, secret: str, known, attack, seed: int, client=None):
         if release.control is None:

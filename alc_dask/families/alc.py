@@ -83,6 +83,7 @@ ALC_FIELDS = (
     pa.field("risk", pa.string()),
     pa.field("model", pa.string()),
     pa.field("expected_base_prc", pa.float64()),
+    pa.field("baseline_note", pa.string()),  # fewer trees or rows than asked for, and why
     pa.field("halt_code", pa.string()),
     *_prc_fields("base_"),
     pa.field("floor_prc", pa.float64()),  # always guessing the most common value, on the same targets

@@ -19,6 +19,8 @@ class AttackResult:
     baseline: str
     model: str
     expected_base_prc: float | None
+    baseline_note: str | None
+    """How the baseline's block fits were kept within their budget (``baseline.budget``), if they had to be."""
     halt_code: str
     base: PrcResult
     attack: PrcResult
@@ -49,6 +51,7 @@ class AttackResult:
             "baseline": self.baseline,
             "model": self.model,
             "expected_base_prc": self.expected_base_prc,
+            "baseline_note": self.baseline_note,
             "halt_code": self.halt_code,
             "alc": self.alc,
             **self.base.to_dict("base_"),

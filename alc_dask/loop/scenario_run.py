@@ -140,6 +140,7 @@ class ScenarioRun:
             baseline=self.mode.value,
             model=model,
             expected_base_prc=self.source.expected_prc,
+            baseline_note=self.source.note,
             halt_code=self.outcome.halt_code.value,
             base=base,
             attack=self.outcome.attack,

@@ -207,6 +207,23 @@ def test_ctrl_c_stops_a_local_run_cleanly_and_it_resumes(tmp_path, monkeypatch):
     assert again.returncode == 0 and "12 scenarios, 0 failed" in again.stdout, again.stderr
 
 
+def test_a_result_cut_off_by_ctrl_c_logs_nothing_other_errors_still_do():
+    """Under load, Ctrl-C once closed a connection while a finished batch's result was being
+    fetched, and tornado logged a CommClosedError traceback after the one-line message."""
+    import logging
+
+    from distributed.comm import CommClosedError
+
+    from alc_dask.engine.runner import _results_cut_off
+
+    def record(error):
+        return logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, "Exception in callback", None, (type(error), error, None))
+
+    assert not _results_cut_off(record(CommClosedError("in <TCP (closed) ConnectionPool.gather>: Stream is closed")))
+    assert _results_cut_off(record(ValueError("a real bug")))
+    assert _results_cut_off(logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, "no exception", None, None))
+
+
 def _group_alive(group: int) -> bool:
     try:
         os.killpg(group, 0)

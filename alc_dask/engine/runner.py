@@ -4,12 +4,15 @@ they finish, and skip what an earlier run already finished.
 
 import hashlib
 import json
+import logging
 import os
 from collections import deque
 from pathlib import Path
 
 import pandas as pd
 from distributed import as_completed
+from distributed.comm import CommClosedError
+from tornado.iostream import StreamClosedError
 
 from alc_dask.attacks.registry import registered_attacks
 from alc_dask.data import Release, ReleaseError
@@ -105,11 +108,19 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
                 future.release()
                 submit_next()
     except KeyboardInterrupt:
+        logging.getLogger("tornado.application").addFilter(_results_cut_off)
         raise progress.interrupted() from None
     finally:
         progress.close()
         tasks.cancel()
         store.flush()  # what finished before Ctrl-C or an error is saved
+
+
+def _results_cut_off(record: logging.LogRecord) -> bool:
+    """False for the error a result still being fetched logs when Ctrl-C closes its connection
+    (the scenario is not written and reruns on resume), so the interrupted run ends in one line."""
+    error = record.exc_info[1] if record.exc_info else None
+    return not isinstance(error, CommClosedError | StreamClosedError)
 
 
 TASKS_PER_THREAD = 4

@@ -147,3 +147,43 @@ def test_a_replaced_release_file_or_another_version_is_refused(tmp_path, monkeyp
     with pytest.raises(ResultsError, match=rf"changed: alc_dask version {re.escape(version)} -> 99\.0"):
         run_job(job, progress=False)
     assert parts_written(tmp_path) == before
+
+
+def test_scenarios_sharing_a_baseline_run_where_it_is_remembered(tmp_path):
+    """Two releases of one original (the paper's weak and strong): each ML scenario of the second
+    job goes to the worker that fitted its baseline in the first, which then fits nothing."""
+    from alc_dask.engine.cluster import connect
+
+    def clear_memo():  # run on each worker, pickled by value
+        from alc_dask.baseline.memo import BASELINES
+
+        BASELINES.clear()
+
+    def memo_hits():
+        from alc_dask.baseline.memo import BASELINES
+
+        return BASELINES.hits
+
+    for name, table in make_demo_release(1500, seed=3).items():
+        table.to_parquet(tmp_path / f"{name}.parquet")
+    scenarios = [{"generate": "sampled_known", "per_secret": 4, "size": 3, "secrets": ["income", "region", "education", "condition"]}]
+    jobs = {}
+    for table in ("weak", "strong"):
+        spec = {
+            "name": table,
+            "release": {"original": "original.parquet", "anonymized": [f"{table}.parquet"]},
+            "scenarios": scenarios,
+            "baseline_settings": FAST,
+        }
+        (tmp_path / f"{table}.yaml").write_text(yaml.safe_dump({**spec, "output": f"out-{table}"}))
+    with connect(workers=2) as client:
+        client.run(clear_memo)
+        for table in ("weak", "strong"):
+            jobs[table] = run_job(tmp_path / f"{table}.yaml", client=client, progress=False).set_index("scenario_id")
+        hits = sum(client.run(memo_hits).values())
+    weak, strong = jobs["weak"], jobs["strong"].loc[jobs["weak"].index]
+    assert len(weak) == 16 and (weak["status"] == "ok").all()
+    same_worker = (weak["worker"] == strong["worker"]).mean()
+    assert same_worker >= 0.8, same_worker  # by chance alone about half
+    assert hits >= 2 * 0.8 * len(weak)  # the model choice and the first block's predictions
+    pd.testing.assert_series_equal(weak["expected_base_prc"], strong["expected_base_prc"])

@@ -182,10 +182,12 @@ class ScenarioTasks:
         self.submitted: dict[str, tuple[list[Scenario], int]] = {}
         self.futures = []
         self.shared = self._scatter()
+        self.workers = sorted(client.nthreads())
 
     def submit(self, batch: list[Scenario], attempt: int = 0):
         key = f"scenarios-{self.token}-{len(self.futures)}"
-        future = self.client.submit(run_scenarios, *self.shared, batch, key=key)
+        preferred = self._worker_for(batch)
+        future = self.client.submit(run_scenarios, *self.shared, batch, key=key, workers=preferred, allow_other_workers=preferred is not None)
         self.submitted[key] = (batch, attempt)
         self.futures.append(future)
         return future
@@ -213,6 +215,14 @@ class ScenarioTasks:
 
     def cancel(self) -> None:
         self.client.cancel(self.futures)
+
+    def _worker_for(self, batch: list[Scenario]) -> list[str] | None:
+        """The worker that runs every batch whose first scenario with reusable work shares it: a
+        preference the scheduler drops for a worker gone or busy (work stealing), never a requirement."""
+        work = next((f"{shared}/{scenario.seed}" for scenario in batch if (shared := scenario.family.shared_work())), None)
+        if work is None or self.release.partitioned or not self.workers:
+            return None
+        return [self.workers[int.from_bytes(hashlib.sha256(work.encode()).digest()[:8], "big") % len(self.workers)]]
 
     def _scatter(self) -> list:
         try:

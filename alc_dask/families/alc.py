@@ -129,6 +129,14 @@ class AlcFamily(EvaluationFamily):
             "targets": p.targets.model_dump_json() if p.targets else None,
         }
 
+    def shared_work(self) -> str | None:
+        """The ML baseline (``baseline.memo``): it depends on the original, the secret, the known
+        columns and the settings, not on the attack or the anonymized tables."""
+        p = self.params
+        if p.baseline != "ml":
+            return None
+        return json.dumps([p.secret, sorted(p.known), p.baseline_settings.model_dump(mode="json"), p.measure.model_dump(mode="json")])
+
     def check(self, release) -> None:
         release.usable_tables(self.params.secret, self.params.known)
         build_attack(self.params.attack.name, **self.params.attack.params)

@@ -69,6 +69,11 @@ class EvaluationFamily:
         """A short readable name for ids and progress lines."""
         return self.name
 
+    def shared_work(self) -> str | None:
+        """What this evaluation computes that others can reuse in the same worker process (with the
+        same seed): evaluations that say the same are sent to the same worker when it is free. None: nothing."""
+        return None
+
     def check(self, release: Release) -> None:
         """Raise ``ScenarioError`` naming the parameter and value when this evaluation cannot run on ``release``."""
 

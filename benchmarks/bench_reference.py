@@ -135,6 +135,7 @@ def ours(attacks: list[dict], kinds: str, client) -> pd.DataFrame:
                 "output": str(RESULTS / f"ours-{kinds}" / f"{dataset}-{release}"),
             }
         )
+        client.run(_forget_baselines)  # each release's attacks timed from scratch, as the reference runs them
         scores = run_job(spec, client=client, progress=False).assign(dataset=dataset, release=release, known_key=lambda frame: frame["known"])
         frames.append(scores)
     scores = pd.concat(frames, ignore_index=True)
@@ -153,6 +154,12 @@ def ours(attacks: list[dict], kinds: str, client) -> pd.DataFrame:
             "status": ml["status"],
         }
     )
+
+
+def _forget_baselines() -> None:
+    from alc_dask.baseline.memo import BASELINES
+
+    BASELINES.clear()
 
 
 def main() -> None:
@@ -211,6 +218,12 @@ def report(attacks: list[dict], reference: dict[str, pd.DataFrame], mine: dict[s
         print(
             f"  {title} vs reference seed(s) {' / '.join(r[-1] for r in references)}: {agree}; median |ALC - ALC ref seed 1| {difference:.3f} (ALCs clipped at {ALC_FLOOR})"
         )
+    for label, run in reference.items():
+        if "error" in run:
+            errors = run["error"].dropna()
+            for message, count in errors.value_counts().items():
+                releases = ", ".join(sorted(set(errors[errors == message].index.get_level_values("release"))))
+                print(f"  reference {label} failed on {count} attacks ({releases}): {message}")
     ratio = table["seconds_ref1"] / table["seconds_ours"]
     print(
         f"time: median ratio reference seed 1 / alc_dask {ratio.median():.0f}x; totals {table['seconds_ref1'].sum():.0f} s / {table['seconds_ours'].sum():.1f} s"

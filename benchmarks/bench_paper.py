@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from alc_dask.cli import EXIT_SCENARIOS_FAILED
 from alc_dask.results import read_scores
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,7 +69,9 @@ def run_side(side: str, commit: str | None, everything: bool, workers: int) -> f
         command.append("--all")
     environment = {**os.environ, "PYTHONPATH": str(code_of(commit))}
     start = time.perf_counter()
-    subprocess.run(command, check=True, env=environment, cwd=ROOT / "bench-data")
+    finished = subprocess.run(command, env=environment, cwd=ROOT / "bench-data")
+    if finished.returncode not in (0, EXIT_SCENARIOS_FAILED):  # failed scenarios are reported with the scores
+        raise SystemExit(f"the {side} side's paper run stopped with exit code {finished.returncode}")
     return time.perf_counter() - start
 
 
@@ -76,6 +79,9 @@ def scores_of(side: str) -> pd.DataFrame:
     folder = ROOT / "bench-data" / f"paper-{side}" / "out"
     frames = [read_scores(path).assign(job=path.name) for path in sorted(folder.iterdir())]
     scores = pd.concat(frames, ignore_index=True)
+    failed = scores[scores["status"] == "failed"]
+    for error, count in failed["error"].value_counts().items():
+        print(f"{side}: {count} scenarios failed: {error}")
     return scores[scores["status"] == "ok"]
 
 

@@ -164,3 +164,18 @@ def test_a_bounded_baseline_is_reported_with_the_scenario(release, monkeypatch):
     assert result.measures()["baseline_note"].startswith("random_forest: 10 of 20 trees")
     unbounded = run_attack(release, "education", ["age", "region"], baseline_settings=BaselineSettings(candidates=("majority",)), seed=2)
     assert unbounded.measures()["baseline_note"] is None
+
+
+def test_a_chosen_one_to_one_lookup_fits_every_block_even_below_its_selection_share():
+    """Selection found a column determining the secret in 95% of its 2000 rows; on a block's 10 000
+    training rows the share was 94%, and the block fit raised: the census scenario failed."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 20, 2000)
+    y = np.where(rng.random(2000) < 0.93, x % 5, rng.integers(0, 5, 2000))  # x determines y in ~94% of rows
+    X = x[:, None].astype(float)
+    layout = FeatureLayout(("x",), np.array([True]), np.array([20]))
+    with pytest.raises(ValueError, match="no categorical column"):
+        OneToOnePredictor(categorical=layout.categorical).fit(X, y)  # not a candidate at selection
+    model = fit_without_block("one_to_one", X, y, np.arange(100), layout, BaselineSettings(), seed=0)
+    codes, _ = predict_with_confidence(model, X[:100])
+    assert np.mean(codes == x[:100] % 5) == 1.0

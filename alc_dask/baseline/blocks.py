@@ -8,6 +8,7 @@ both (spec §5).
 import numpy as np
 
 from alc_dask.baseline.features import FeatureLayout
+from alc_dask.baseline.one_to_one import OneToOnePredictor
 from alc_dask.baseline.selection import BaselineSettings, fit_model, predict_with_confidence
 from alc_dask.baseline.zoo import build_model
 
@@ -27,7 +28,10 @@ def fit_without_block(model_name: str, X: np.ndarray, y: np.ndarray, block: np.n
     rows = np.flatnonzero(outside)
     if settings.training_rows is not None and len(rows) > settings.training_rows:
         rows = np.sort(np.random.default_rng(seed).choice(rows, settings.training_rows, replace=False))
-    return fit_model(build_model(model_name, layout, settings.trees, seed), X[rows], y[rows])
+    model = build_model(model_name, layout, settings.trees, seed)
+    if isinstance(model, OneToOnePredictor):  # chosen by selection: it looks up its best column here, whatever the share
+        model.set_params(min_share=0.0)
+    return fit_model(model, X[rows], y[rows])
 
 
 def block_predictions(model, X: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -14,8 +14,11 @@ from typing import Any
 
 import numpy as np
 
-MEMO_ENTRIES = 512
-"""Remembered values per process: a block's predictions are 12 bytes a target (at most 12 KiB)."""
+MEMO_ENTRIES = 8192
+"""Remembered values per process, at most about 50 MiB (a block's predictions are 12 bytes a
+target, blocks at most 1000 targets). A job's ML scenarios (about 500 per worker in a paper job,
+two entries each) must outlive it for the next job on the same original to find them: at 512
+entries the weak jobs of the full paper run found none."""
 
 
 class Memo:

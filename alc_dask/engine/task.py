@@ -15,6 +15,7 @@ import pyarrow as pa
 from alc_dask.attacks.registry import ensure_registered
 from alc_dask.data import Release
 from alc_dask.jobs import Scenario
+from alc_dask.results.buffer import frame_table
 from alc_dask.results.rows import identity_row, scores_row, unfinished_row
 from alc_dask.results.schema import PREDICTIONS
 
@@ -61,25 +62,14 @@ def run_scenario(release: Release, scenario: Scenario, context: JobContext) -> S
     try:
         ensure_registered(context.attacks)
         evaluation = scenario.family.evaluate(release, scenario.seed)
-        predictions = None if evaluation.predictions is None else predictions_table(evaluation.predictions, scenario.id)
+        predictions = evaluation.predictions
+        if predictions is not None:
+            with_id = predictions.append_column("scenario_id", pa.array([scenario.id] * predictions.num_rows, pa.string()))
+            predictions = frame_table(with_id, PREDICTIONS, f"predictions of scenario {scenario.id}")
         return ScenarioOutcome(scores_row(identity, evaluation.measures, time.perf_counter() - started), predictions)
     except Exception as error:  # noqa: BLE001 - recorded as the scenario's failure; the job goes on
         elapsed = time.perf_counter() - started
         return failed_outcome(scenario, context, f"{type(error).__name__}: {error}", elapsed, traceback="".join(format_exception(error)))
-
-
-def predictions_table(columns: pa.Table, scenario_id: str) -> pa.Table:
-    """A family's predictions in the ``PREDICTIONS`` schema, under the scenario's id."""
-    n = columns.num_rows
-    arrays = []
-    for column in PREDICTIONS:
-        if column.name == "scenario_id":
-            arrays.append(pa.array([scenario_id] * n, column.type))
-        elif column.name in columns.column_names:
-            arrays.append(columns[column.name].cast(column.type))
-        else:
-            arrays.append(pa.nulls(n, column.type))
-    return pa.Table.from_arrays(arrays, schema=PREDICTIONS)
 
 
 def failed_outcome(scenario: Scenario, context: JobContext, error: str, elapsed: float = float("nan"), traceback: str | None = None) -> ScenarioOutcome:

@@ -67,16 +67,18 @@ def records_table(records: list[dict], schema: pa.Schema) -> tuple[pa.Table, dic
     return pa.Table.from_arrays(columns, schema=schema), rejected
 
 
-def frame_table(frame: pd.DataFrame, schema: pa.Schema, what: str) -> pa.Table:
-    """``frame`` as a table of ``schema``, missing columns null."""
+def frame_table(frame: pd.DataFrame | pa.Table, schema: pa.Schema, what: str) -> pa.Table:
+    """``frame`` (a DataFrame or an Arrow table) as a table of ``schema``, missing columns null."""
+    arrow = isinstance(frame, pa.Table)
+    present = frame.column_names if arrow else frame.columns
     columns = []
     for field in schema:
-        if field.name not in frame.columns:
+        if field.name not in present:
             columns.append(pa.nulls(len(frame), field.type))
             continue
         try:
-            columns.append(pa.array(frame[field.name], field.type, from_pandas=True))
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+            columns.append(frame[field.name].cast(field.type) if arrow else pa.array(frame[field.name], field.type, from_pandas=True))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
             raise ResultsError(f"{what}: column {field.name!r} is not {field.type}: {error}") from None
     return pa.Table.from_arrays(columns, schema=schema)
 

@@ -1,5 +1,5 @@
-"""The measure layer: PRC, ALC, Wilson intervals, best PRC over cuts, halting, risk labels, and
-Anonymeter's privacy risks.
+"""The measure layer: PRC, ALC, Wilson intervals, best PRC over cuts, halting, risk labels,
+Anonymeter's privacy risks, and membership inference at realistic base rates.
 
 Pure numpy, no I/O. ``shared/spec/alc-measure.md`` (the project's measure contract) defines
 every formula here.
@@ -10,11 +10,20 @@ from alc_dask.measure.best import MeasureSettings, PrcResult, best_prc, prc_at_f
 from alc_dask.measure.coefficient import alc, prc
 from alc_dask.measure.halting import Checkpoint, HaltCode, HaltingMonitor, HaltingRules
 from alc_dask.measure.interval import wilson_interval
+from alc_dask.measure.membership import DEFAULT_SKEWS, FPR_TARGETS, RECALLS, PrecisionAtSkew, Roc, Skew, TprAtFpr, precision_at_skew
 from alc_dask.measure.privacy_risk import AttackCounts, PrivacyRisk, SuccessRate, bounded, residual_rate, singling_out_probability, success_rate
 from alc_dask.measure.recall import RecallBasis, pretargeted_scale, recall_pretargeted, recall_random
 from alc_dask.measure.risk import LABELS, RiskThresholds, risk_label
 
 __all__ = [
+    "DEFAULT_SKEWS",
+    "FPR_TARGETS",
+    "RECALLS",
+    "PrecisionAtSkew",
+    "Roc",
+    "Skew",
+    "TprAtFpr",
+    "precision_at_skew",
     "LABELS",
     "AttackCounts",
     "PrivacyRisk",

@@ -27,10 +27,13 @@ WP29 = [
 ]
 """Anonymeter's three evaluators, beside the ALC scenarios."""
 
+MEMBERSHIP = [{"family": "membership", "attack": attack, "population": 500_000} for attack in ("closest_distance", "distance_ratio")]
+"""Who is in the data, for an attacker whose targets come from a town of 500 000 people."""
+
 
 def demo_job(level: str) -> dict:
     """The demo's job for one release: every column as secret, sampled mostly-unique known sets,
-    and singling out, linkability and inference against the control table."""
+    singling out, linkability and inference against the control table, and membership inference."""
     return {
         "name": f"demo-{level}",
         "release": {"name": level, "original": "../data/original.parquet", "anonymized": [f"../data/{level}.parquet"], "control": "../data/control.parquet"},
@@ -38,6 +41,7 @@ def demo_job(level: str) -> dict:
             {"generate": "each_column"},
             {"generate": "sampled_known", "per_secret": 2, "size": 3, "min_unique": 0.5},
             *WP29,
+            *MEMBERSHIP,
         ],
         "baselines": ["ml"],
         "baseline_settings": {"candidates": ["majority", "logistic_regression", "random_forest"], "trees": 30},

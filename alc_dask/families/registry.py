@@ -20,6 +20,7 @@ _BUILT_IN = {
     "singling_out": "alc_dask.families.singling_out:SinglingOut",
     "linkability": "alc_dask.families.linkability:Linkability",
     "inference": "alc_dask.families.inference:Inference",
+    "membership": "alc_dask.families.membership:Membership",
 }
 
 

@@ -70,7 +70,7 @@ class Skew:
         return cls(members, population - members)
 
     def __str__(self) -> str:
-        return f"{self.members:g}:{self.non_members:g}"
+        return f"{_number(self.members)}:{_number(self.non_members)}"
 
     @property
     def baseline(self) -> float:
@@ -211,6 +211,13 @@ class Roc:
         claims = self.true_positives + self.false_positives > 0
         return self.tpr[claims], precision_at_skew(self.tpr[claims], self.fpr[claims], skew.members, skew.non_members)
 
+    def supported_precision_recall(self, skew: Skew, confidence_level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """The curve with precision from the Wilson midpoints of TPR and FPR: where the measured
+        curve shows precision 1 at any skew for a point with no false positive among few
+        non-members, this one shows what those non-members can support."""
+        claims = np.flatnonzero(self.true_positives + self.false_positives > 0)
+        return self.tpr[claims], self._precisions(skew, in_open_unit("confidence_level", confidence_level), claims)[0]
+
     def _precisions(self, skew: Skew, confidence_level: float, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """At ``points``: precision from the Wilson midpoints of TPR and FPR, and its bounds (from the
         lower TPR and upper FPR bounds, and the reverse)."""
@@ -230,6 +237,10 @@ def _scores(name: str, values) -> np.ndarray:
     if missing.size:
         raise ValueError(f"{name} holds NaN (first at position {missing[0]}): every record needs a score")
     return scores
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def _round_number(value: float) -> str:

@@ -98,6 +98,7 @@ def write_job(folder, tables, broadcast_limit):
             {"family": "singling_out", "mode": "multivariate", "n_cols": 3, "n_attacks": 100},
             {"family": "linkability", "aux_cols": [["age", "sex"], ["education", "region"]], "n_attacks": 100},
             {"family": "inference", "aux_cols": ["age", "sex", "region"], "secret": "income", "n_attacks": 100},
+            {"family": "membership", "attack": "distance_ratio", "n_members": 400},
         ],
         "baseline_settings": {**FAST, "training_rows": 700},
         "seed": 5,
@@ -116,8 +117,11 @@ def test_a_job_on_parts_scores_bit_for_bit_as_on_a_copied_release(client, tmp_pa
     measures = ["scenario_id", "alc", "base_prc", "attack_prc", "base_n", "attack_n", "halt_code", "pairs", "abstentions", "model", "alc_full_recall"]
     pd.testing.assert_frame_equal(parted[measures], copied[measures])
     wp29 = ["scenario_id", "privacy_risk", "risk", "attack_rate", "baseline_rate", "control_rate"]
-    assert copied["family"].tolist()[-3:] == ["singling_out", "linkability", "inference"]
+    assert copied["family"].tolist()[-4:] == ["singling_out", "linkability", "inference", "membership"]
     pd.testing.assert_frame_equal(parted[wp29], copied[wp29])
+    membership = copied["family"] == "membership"
+    for column in ["auc", "membership_alc", "roc_false_positives", "roc_true_positives"]:  # distances searched block by block on the workers
+        assert [np.asarray(v).tolist() for v in parted.loc[membership, column]] == [np.asarray(v).tolist() for v in copied.loc[membership, column]], column
     assert set(parted["worker"]) <= {"0", "1"}
 
 

@@ -48,6 +48,8 @@ class MembershipTargets:
     columns: tuple[str, ...]
     key: str
     """What identifies these records and columns (a digest), for remembering their distances."""
+    seed: int
+    """The evaluation's seed, for attacks that draw random numbers."""
 
 
 class ClosestDistance:

@@ -52,6 +52,9 @@ class MembershipParams(FamilyParams):
     n_members: Annotated[int, Field(ge=1)] = 20_000
     """Members scored at most (a seeded sample of the original table when it has more rows)."""
     n_non_members: Annotated[int, Field(ge=1)] = 20_000
+    sample_seed: Annotated[int, Field(ge=0)] = 0
+    """Seed of the samples: the same people for every attack (a paired comparison, and distances
+    measured once), whatever the job's seed."""
     skews: tuple[str, ...] = DEFAULT_SKEWS
     """The grid of skews (members:non-members) every evaluation reports."""
     skew: str | None = None
@@ -118,6 +121,11 @@ class Membership(EvaluationFamily):
     def labels(self) -> dict:
         return {"attack": self.params.attack}
 
+    def shared_work(self) -> str | None:
+        """The distances to the anonymized table: the same for every attack on the same people."""
+        p = self.params
+        return json.dumps(["membership", p.table, p.columns, p.n_members, p.n_non_members, p.sample_seed])
+
     def check(self, release: Release) -> None:
         p = self.params
         if p.table >= len(release.anonymized):
@@ -135,7 +143,7 @@ class Membership(EvaluationFamily):
     def evaluate(self, release: Release, seed: int) -> Evaluation:
         p = self.params
         self.check(release)
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(p.sample_seed)
         member_rows = _sample(release.original.n_rows, p.n_members, rng)
         control_rows = _sample(release.control.n_rows, p.n_non_members, rng)
         columns = self._columns(release)
@@ -147,6 +155,7 @@ class Membership(EvaluationFamily):
             control=release.control,
             columns=columns,
             key=targets_key(member_rows, control_rows, columns),
+            seed=seed,
         )
         scores = np.asarray(build_membership_attack(p.attack, p.attack_params).score(targets), dtype=float)
         if scores.shape != (targets.records.n_rows,):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import dask
 import numpy as np
+from dask.base import tokenize
 
 from alc_dask.data import EncodedTable
 from alc_dask.data.partitioned import PartitionedTable, compute
@@ -43,20 +44,36 @@ class NearestQuery:
 
 
 def k_nearest(
-    queries: EncodedTable, candidates: EncodedTable | PartitionedTable, columns: Sequence[str], k: int, client=None, split_every: int = SPLIT_EVERY
+    queries: EncodedTable,
+    candidates: EncodedTable | PartitionedTable,
+    columns: Sequence[str],
+    k: int,
+    client=None,
+    split_every: int = SPLIT_EVERY,
+    shared_as: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The `k` candidate rows nearest to each query over `columns`: distances (q, k) float64 and row
     indices (q, k) int64 into `candidates`, sorted by distance, equal distances by lower index.
 
     With fewer than `k` candidate rows, the missing neighbours are index -1 at distance inf. An
     `EncodedTable` is searched in process; a `PartitionedTable` through Dask, one task per block,
-    computed on `client` or on the default scheduler.
+    computed on `client` or on the default scheduler. `shared_as` names the queries (the caller
+    vouches that the same name means the same queries): the search's tasks are then keyed by it and
+    the table, so evaluations running it at the same time on a cluster get it computed once.
     """
     query = prepare_query(queries, candidates, columns, k)
     if isinstance(candidates, EncodedTable):
         return search_block(candidates, query, 0)
-    shared = dask.delayed(query, pure=False)  # a block held on a worker is measured there, so it never moves
-    parts = [dask.delayed(search_block, pure=False)(b, shared, start) for b, start in zip(candidates.blocks, candidates.starts, strict=True)]
+    if shared_as is None:
+        shared = dask.delayed(query, pure=False)  # a block held on a worker is measured there, so it never moves
+        parts = [dask.delayed(search_block, pure=False)(b, shared, start) for b, start in zip(candidates.blocks, candidates.starts, strict=True)]
+    else:
+        token = tokenize(shared_as, tuple(columns), k, candidates.name, candidates.starts, candidates.blocks)
+        shared = dask.delayed(query, name=f"nearest-query-{token}")
+        parts = [
+            dask.delayed(search_block)(b, shared, start, dask_key_name=f"search_block-{token}-{i}")
+            for i, (b, start) in enumerate(zip(candidates.blocks, candidates.starts, strict=True))
+        ]
     result = _tree_reduce(parts, split_every)
     return client.compute(result, sync=True) if client is not None else compute(candidates.blocks, result)[0]
 

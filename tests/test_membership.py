@@ -86,17 +86,17 @@ def test_the_attackers_skew_comes_from_the_population(copied):
 def test_both_attacks_measure_the_anonymized_distances_once(copied, monkeypatch):
     searched = []
 
-    def counting(queries, candidates, columns, k):
+    def counting(queries, candidates, columns, k, **options):
         searched.append(candidates.name)
-        return real(queries, candidates, columns, k)
+        return real(queries, candidates, columns, k, **options)
 
     real = attacks.k_nearest
     monkeypatch.setattr(attacks, "k_nearest", counting)
     Membership(attack="closest_distance", n_members=500, n_non_members=400).evaluate(copied, seed=11)
     Membership(attack="distance_ratio", n_members=500, n_non_members=400).evaluate(copied, seed=12)
     assert searched.count(copied.anonymized[0].name) == 1 and searched.count(copied.control.name) == 1
-    assert Membership(attack="closest_distance").shared_work() == Membership(attack="distance_ratio").shared_work()
-    assert Membership(attack="closest_distance").shared_work() != Membership(attack="closest_distance", sample_seed=2).shared_work()
+    assert Membership(attack="closest_distance").shared_work(1) == Membership(attack="distance_ratio").shared_work(2)
+    assert Membership(attack="closest_distance").shared_work(1) != Membership(attack="closest_distance", sample_seed=2).shared_work(1)
 
 
 def test_distance_ratio_leaves_a_non_members_own_row_out(people):
@@ -167,3 +167,21 @@ def test_a_job_with_a_bad_membership_scenario_is_refused_at_load(tmp_path, peopl
 def test_an_empty_control_table_is_refused_at_load(tmp_path, people):
     with pytest.raises(ReleaseError, match=r"control\.parquet: the table is empty"):
         prepare_release(load_job(write_job(tmp_path, people, {}, control=False)))
+
+
+def test_adults_weak_release_is_more_exposed_than_its_strong_one_at_every_skew(shared_data):
+    """adult's original split into members (the first 24 000 rows, those a release is cut to) and a
+    control (the last 6 000, never released)."""
+    folder = shared_data / "alc-paper" / "adult"
+    original = pd.read_parquet(folder / "original.parquet")
+    members, control = original.iloc[:24_000].reset_index(drop=True), original.iloc[24_000:].reset_index(drop=True)
+    measured = {}
+    for level in ("weak", "strong"):
+        released = pd.read_parquet(folder / f"{level}.parquet").iloc[:24_000].reset_index(drop=True)
+        release = Release.load(members, [released], control=control)
+        measured[level] = Membership(attack="closest_distance", n_members=24_000).evaluate(release, seed=0).measures
+    assert measured["weak"]["auc"] > measured["strong"]["auc"] + 0.05
+    for weak, strong in zip(measured["weak"]["precision_at_skews"], measured["strong"]["precision_at_skews"]):
+        assert weak["skew"] == strong["skew"]
+        assert weak["above_baseline"] and not strong["above_baseline"], weak["skew"]
+        assert weak["precision_low"] > strong["precision_high"] and weak["alc"] > strong["alc"] + 0.1, weak["skew"]

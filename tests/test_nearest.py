@@ -172,3 +172,37 @@ def test_local_cluster_equals_in_process():
     ):
         on_cluster = k_nearest(queries, partition_table(candidates, 97, client=client), columns, 6, client=client)
     assert_same(on_cluster, expected)
+
+
+def test_searches_of_the_same_queries_at_the_same_time_run_once():
+    """Two evaluations searching the same records at once (two membership attacks): named, their
+    block tasks share keys and the scheduler computes each once; unnamed, each runs its own."""
+    import threading
+
+    distributed = pytest.importorskip("distributed")
+    queries, candidates = random_tables(np.random.default_rng(5), 3000, 40_000)
+    columns = ["x0", "c2", "x1", "c0"]
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        table = partition_table(candidates, 10_000, client=client)
+
+        def searched_blocks(shared_as):
+            results, start = [], threading.Barrier(2)
+
+            def search():
+                start.wait()
+                results.append(k_nearest(queries, table, columns, 1, client=client, shared_as=shared_as))
+
+            with distributed.get_task_stream(client) as stream:
+                threads = [threading.Thread(target=search) for _ in range(2)]
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join()
+            assert_same(results[0], results[1])
+            return sum(task["key"].startswith("search_block") for task in stream.data)
+
+        assert searched_blocks("the same 3000 records") == 4
+        assert searched_blocks(None) == 8

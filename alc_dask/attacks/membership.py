@@ -11,7 +11,9 @@ the ``alc_dask.membership_attacks`` group: a class built from the job's ``attack
 
 Distances to the anonymized table are the costly part (every record against every anonymized row,
 partition by partition on a cluster): both attacks need the same ones, so a worker process
-remembers them for the table they were measured on, as long as it holds that table.
+remembers them for the table they were measured on, as long as it holds that table, and on a
+release kept on the workers the search's tasks are keyed by the records searched, so two attacks
+running at the same time share one search.
 """
 
 from __future__ import annotations
@@ -117,7 +119,7 @@ def anonymized_distance(targets: MembershipTargets) -> np.ndarray:
     """Each record's Gower distance to its closest row of the attacked anonymized table."""
 
     def measure():
-        distances, _ = k_nearest(targets.records, targets.anonymized, targets.columns, 1)
+        distances, _ = k_nearest(targets.records, targets.anonymized, targets.columns, 1, shared_as=targets.key)
         return distances[:, 0]
 
     return _DISTANCES.get(targets.anonymized, targets.key, measure)

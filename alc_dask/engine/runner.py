@@ -219,7 +219,7 @@ class ScenarioTasks:
     def _worker_for(self, batch: list[Scenario]) -> list[str] | None:
         """The worker that runs every batch whose first scenario with reusable work shares it: a
         preference the scheduler drops for a worker gone or busy (work stealing), never a requirement."""
-        work = next((f"{shared}/{scenario.seed}" for scenario in batch if (shared := scenario.family.shared_work())), None)
+        work = next((shared for scenario in batch if (shared := scenario.family.shared_work(scenario.seed))), None)
         if work is None or self.release.partitioned or not self.workers:
             return None
         return [self.workers[int.from_bytes(hashlib.sha256(work.encode()).digest()[:8], "big") % len(self.workers)]]

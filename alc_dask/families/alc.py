@@ -129,13 +129,13 @@ class AlcFamily(EvaluationFamily):
             "targets": p.targets.model_dump_json() if p.targets else None,
         }
 
-    def shared_work(self) -> str | None:
+    def shared_work(self, seed: int) -> str | None:
         """The ML baseline (``baseline.memo``): it depends on the original, the secret, the known
-        columns and the settings, not on the attack or the anonymized tables."""
+        columns, the settings and the seed, not on the attack or the anonymized tables."""
         p = self.params
         if p.baseline != "ml":
             return None
-        return json.dumps([p.secret, sorted(p.known), p.baseline_settings.model_dump(mode="json"), p.measure.model_dump(mode="json")])
+        return json.dumps([p.secret, sorted(p.known), p.baseline_settings.model_dump(mode="json"), p.measure.model_dump(mode="json"), seed])
 
     def check(self, release) -> None:
         release.usable_tables(self.params.secret, self.params.known)

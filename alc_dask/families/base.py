@@ -69,9 +69,10 @@ class EvaluationFamily:
         """A short readable name for ids and progress lines."""
         return self.name
 
-    def shared_work(self) -> str | None:
-        """What this evaluation computes that others can reuse in the same worker process (with the
-        same seed): evaluations that say the same are sent to the same worker when it is free. None: nothing."""
+    def shared_work(self, seed: int) -> str | None:
+        """What this evaluation (run with ``seed``) computes that others can reuse in the same worker
+        process: evaluations that say the same are sent to the same worker when it is free. Say the
+        seed when the work depends on it. None: nothing."""
         return None
 
     def check(self, release: Release) -> None:

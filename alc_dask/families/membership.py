@@ -121,8 +121,8 @@ class Membership(EvaluationFamily):
     def labels(self) -> dict:
         return {"attack": self.params.attack}
 
-    def shared_work(self) -> str | None:
-        """The distances to the anonymized table: the same for every attack on the same people."""
+    def shared_work(self, seed: int) -> str | None:
+        """The distances to the anonymized table: the same for every attack on the same people, whatever the seed."""
         p = self.params
         return json.dumps(["membership", p.table, p.columns, p.n_members, p.n_non_members, p.sample_seed])
 

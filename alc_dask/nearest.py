@@ -68,7 +68,8 @@ def k_nearest(
         shared = dask.delayed(query, pure=False)  # a block held on a worker is measured there, so it never moves
         parts = [dask.delayed(search_block, pure=False)(b, shared, start) for b, start in zip(candidates.blocks, candidates.starts, strict=True)]
     else:
-        token = tokenize(shared_as, tuple(columns), k, candidates.name, candidates.starts, candidates.blocks)
+        blocks = [getattr(b, "key", b) for b in candidates.blocks]  # a future by its key: the same in every process
+        token = tokenize(shared_as, tuple(columns), k, candidates.name, candidates.starts, blocks)
         shared = dask.delayed(query, name=f"nearest-query-{token}")
         parts = [
             dask.delayed(search_block)(b, shared, start, dask_key_name=f"search_block-{token}-{i}")

@@ -175,10 +175,8 @@ def test_local_cluster_equals_in_process():
 
 
 def test_searches_of_the_same_queries_at_the_same_time_run_once():
-    """Two evaluations searching the same records at once (two membership attacks): named, their
-    block tasks share keys and the scheduler computes each once; unnamed, each runs its own."""
-    import threading
-
+    """Two evaluations on two workers searching the same records at once (two membership attacks):
+    named, their block tasks share keys and the scheduler computes each once; unnamed, each runs its own."""
     distributed = pytest.importorskip("distributed")
     queries, candidates = random_tables(np.random.default_rng(5), 3000, 40_000)
     columns = ["x0", "c2", "x1", "c0"]
@@ -187,22 +185,17 @@ def test_searches_of_the_same_queries_at_the_same_time_run_once():
         distributed.Client(cluster) as client,
     ):
         table = partition_table(candidates, 10_000, client=client)
+        workers = sorted(client.scheduler_info()["workers"])
+
+        def search(shared_as):  # in a task, as a scenario searches
+            return k_nearest(queries, table, columns, 1, shared_as=shared_as)
 
         def searched_blocks(shared_as):
-            results, start = [], threading.Barrier(2)
-
-            def search():
-                start.wait()
-                results.append(k_nearest(queries, table, columns, 1, client=client, shared_as=shared_as))
-
             with distributed.get_task_stream(client) as stream:
-                threads = [threading.Thread(target=search) for _ in range(2)]
-                for thread in threads:
-                    thread.start()
-                for thread in threads:
-                    thread.join()
-            assert_same(results[0], results[1])
-            return sum(task["key"].startswith("search_block") for task in stream.data)
+                tasks = [client.submit(search, shared_as, workers=[worker], pure=False) for worker in workers]
+                first, second = client.gather(tasks)
+            assert_same(first, second)
+            return sum(str(task["key"]).startswith("search_block") for task in stream.data)
 
         assert searched_blocks("the same 3000 records") == 4
         assert searched_blocks(None) == 8

@@ -65,8 +65,8 @@ class DistanceRatio:
     """Score: minus the closest anonymized row's distance over the closest other control record's."""
 
     def score(self, targets: MembershipTargets) -> np.ndarray:
-        population = _closest_other(targets)
-        return -(anonymized_distance(targets) + RATIO_FLOOR) / (population + RATIO_FLOOR)
+        released = anonymized_distance(targets)  # first: another attack on the same people may be searching it right now
+        return -(released + RATIO_FLOOR) / (_closest_other(targets) + RATIO_FLOOR)
 
 
 _BUILT_IN = {"closest_distance": ClosestDistance, "distance_ratio": DistanceRatio}

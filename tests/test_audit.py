@@ -98,3 +98,17 @@ def test_an_audit_flags_a_serious_scenario_whatever_its_secret_is_named(tmp_path
     assert "FLAGGED" in result.output and result.exit_code != 0, result.output
     scores = read_scores(next((tmp_path / "out" / "audits" / "unchanged").iterdir()))
     assert list(scores["secret"]) == ["âge"] and list(scores["risk"]) == ["serious"]
+
+
+def test_an_audit_can_flag_on_precision_improvement():
+    """A safe ALC whose attack is nonetheless more precise than the baseline on the targets it
+    predicted for: flagged only when the job asks to flag on PI, and only when vulnerable."""
+    scores = frame([("a", "ok", 0.1, "safe"), ("b", "ok", -0.2, "no loss"), ("c", "ok", 0.2, "safe")]).assign(
+        pi=[0.6, 0.8, 0.3], pi_vulnerable=[True, False, True]
+    )
+    assert compare(scores, scores).passed
+    diff = compare(scores, scores, flag_pi_at=0.5)
+    assert list(diff.flagged["scenario_id"]) == ["a"] and not diff.passed
+    assert set(compare(scores, scores, flag_pi_at=0.25).flagged["scenario_id"]) == {"a", "c"}
+    older = frame([("a", "ok", 0.1, "safe")])  # results written before PI was measured
+    assert compare(older, older, flag_pi_at=0.5).passed

@@ -21,7 +21,7 @@ from alc_dask.baseline.sources import BaselineMode
 from alc_dask.families.alc_settings import BaselineSpec, HaltingSpec, MeasureSpec, field_error, to_settings
 from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
 from alc_dask.loop import AttackResult, ScenarioRun, run_attack
-from alc_dask.measure import HaltingRules, MeasureSettings, PrcResult, SettingError, risk_label
+from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, SettingError, risk_label
 from alc_dask.targets import TargetSelector
 
 Baseline = Literal[tuple(mode.value for mode in BaselineMode)]
@@ -91,6 +91,7 @@ ALC_FIELDS = (
     pa.field("alc_full_recall", pa.float64()),
     pa.field("risk_full_recall", pa.string()),
     *_prc_fields("attack_full_recall_"),
+    *(pa.field(name, pa.bool_() if name == "pi_vulnerable" else pa.float64()) for name in MatchedCoverage.none().to_dict()),
     pa.field("pairs", pa.int64()),
     pa.field("abstentions", pa.int64()),
     pa.field("recall_basis", pa.string()),

@@ -159,6 +159,9 @@ class AuditSpec(Strict):
     """When a nightly audit flags a scenario as worse than the previous audit's."""
 
     worse_by: Annotated[float, Field(ge=0)] = 0.05
+    flag_pi_at: Annotated[float, Field(gt=0, le=1)] | None = None
+    """Also flag an ALC scenario vulnerable at matched coverage with a precision improvement at
+    least this (off by default: the ALC's labels decide)."""
 
 
 class JobSpec(AlcSettings, Strict):

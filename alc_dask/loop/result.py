@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from alc_dask.measure import PrcResult
+from alc_dask.measure import MatchedCoverage, PrcResult
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,8 @@ class AttackResult:
     """The PRC of always guessing the secret's most common value on the base side's targets: the base's PRC is never below it."""
     attack_full_recall: PrcResult
     alc_full_recall: float
+    matched: MatchedCoverage
+    """Precision improvement over the baseline on exactly the targets the attack predicted for."""
     pairs: int
     abstentions: int
     recall_basis: str
@@ -59,6 +61,7 @@ class AttackResult:
             **self.attack.to_dict("attack_"),
             "alc_full_recall": self.alc_full_recall,
             **self.attack_full_recall.to_dict("attack_full_recall_"),
+            **self.matched.to_dict(),
             "pairs": self.pairs,
             "abstentions": self.abstentions,
             "recall_basis": self.recall_basis,

@@ -18,7 +18,7 @@ from alc_dask.data import Release, ScenarioError
 from alc_dask.loop.pairs import PairLog
 from alc_dask.loop.result import AttackResult
 from alc_dask.loop.targets import target_order
-from alc_dask.measure import Checkpoint, HaltingMonitor, HaltingRules, MeasureSettings, alc
+from alc_dask.measure import Checkpoint, HaltingMonitor, HaltingRules, MatchedCoverage, MeasureSettings, alc, matched_coverage
 from alc_dask.targets import TargetSelector
 
 FLOOR_MODEL = "most common value (floor)"
@@ -133,6 +133,7 @@ class ScenarioRun:
             base, model, best = floor, FLOOR_MODEL, alc(floor.prc, self.outcome.attack.prc, abs_weight=self.measure.abs_weight)
         base_full = max(self.measure.at_full_recall(columns["base_correct"]), floor, key=lambda measure: measure.prc)
         attack_full = self.measure.at_full_recall(columns["attack_correct"])
+        matched = self._matched_coverage(columns, floored=model == FLOOR_MODEL)
         return AttackResult(
             secret=self.secret,
             known=self.known,
@@ -148,6 +149,7 @@ class ScenarioRun:
             floor_prc=floor.prc,
             attack_full_recall=attack_full,
             alc_full_recall=alc(base_full.prc, attack_full.prc, abs_weight=self.measure.abs_weight),
+            matched=matched,
             pairs=self.pairs,
             abstentions=int(columns["abstained"].sum()),
             recall_basis=self.recall_basis,
@@ -155,6 +157,20 @@ class ScenarioRun:
             seed=self.seed,
             columns=columns,
         )
+
+    def _matched_coverage(self, columns: dict, floored: bool) -> MatchedCoverage:
+        """The attack's predictions at its best cut against the reported baseline's on the same
+        targets: those attacked when that cut was measured (the best may be an earlier checkpoint's)."""
+        attack = self.outcome.attack
+        if not attack.found:
+            return MatchedCoverage.none()
+        measured = {name: values[: attack.attempts] for name, values in columns.items()}
+        predicted = measured["attack_confidence"] >= attack.confidence_cut
+        if floored:
+            base_correct, base_confidence = measured["base_true"] == self.most_common, np.ones(attack.attempts)
+        else:
+            base_correct, base_confidence = measured["base_correct"], measured["base_confidence"]
+        return matched_coverage(predicted, measured["attack_correct"], base_correct, base_confidence, self.measure.confidence_level)
 
     def _finish(self) -> None:
         if self.pairs == 0:

@@ -1,5 +1,6 @@
 """The measure layer: PRC, ALC, Wilson intervals, best PRC over cuts, halting, risk labels,
-Anonymeter's privacy risks, and membership inference at realistic base rates.
+precision improvement at matched coverage, Anonymeter's privacy risks, and membership inference at
+realistic base rates.
 
 Pure numpy, no I/O. ``shared/spec/alc-measure.md`` (the project's measure contract) defines
 every formula here.
@@ -9,6 +10,7 @@ from alc_dask.measure._checks import SettingError
 from alc_dask.measure.best import MeasureSettings, PrcResult, best_prc, prc_at_full_recall
 from alc_dask.measure.coefficient import alc, prc
 from alc_dask.measure.halting import Checkpoint, HaltCode, HaltingMonitor, HaltingRules
+from alc_dask.measure.improvement import MatchedCoverage, matched_coverage, precision_improvement
 from alc_dask.measure.interval import wilson_interval
 from alc_dask.measure.membership import DEFAULT_SKEWS, FPR_TARGETS, RECALLS, PrecisionAtSkew, Roc, Skew, TprAtFpr, precision_at_skew
 from alc_dask.measure.privacy_risk import AttackCounts, PrivacyRisk, SuccessRate, bounded, residual_rate, singling_out_probability, success_rate
@@ -16,6 +18,9 @@ from alc_dask.measure.recall import RecallBasis, pretargeted_scale, recall_preta
 from alc_dask.measure.risk import LABELS, RiskThresholds, risk_label
 
 __all__ = [
+    "MatchedCoverage",
+    "matched_coverage",
+    "precision_improvement",
     "DEFAULT_SKEWS",
     "FPR_TARGETS",
     "RECALLS",

@@ -3,8 +3,9 @@
 Like is compared with like: evaluations match on their stable id, which includes the family, and
 each is compared on its family's headline measure (the ALC, Anonymeter's privacy risk, ...). A
 release is flagged when any evaluation is at risk or serious, failed, or got worse: a higher risk
-label, or a headline higher by more than the job's ``audit.worse_by``. Skipped evaluations (which
-cannot be attacked by construction) are listed, never flagged.
+label, or a headline higher by more than the job's ``audit.worse_by``; and, when the job sets
+``audit.flag_pi_at``, any ALC scenario vulnerable at matched coverage with at least that precision
+improvement. Skipped evaluations (which cannot be attacked by construction) are listed, never flagged.
 """
 
 from dataclasses import dataclass
@@ -16,18 +17,23 @@ from alc_dask.report.sections import headline_of, with_family
 
 FLAGGED_LABELS = ("at risk", "serious")
 CHANGES = ("worse", "failed", "new", "same", "better", "skipped")  # report order: what needs attention first
-COLUMNS = ["scenario_id", "family", "params", "status", "error", "score", "risk"]
+COLUMNS = ["scenario_id", "family", "params", "status", "error", "score", "risk", "pi", "pi_vulnerable"]
 
 
 @dataclass(frozen=True)
 class AuditDiff:
     table: pd.DataFrame
-    """Per evaluation: family, status, headline ``score`` and risk now and before, and ``change``."""
+    """Per evaluation: family, status, headline ``score`` and risk now and before, ``change``, and
+    for ALC scenarios the precision improvement ``pi`` and whether it makes them vulnerable."""
+    flag_pi_at: float | None = None
 
     @property
     def flagged(self) -> pd.DataFrame:
         t = self.table
-        return t[t["risk"].isin(FLAGGED_LABELS) | t["change"].isin(["worse", "failed"])]
+        flagged = t["risk"].isin(FLAGGED_LABELS) | t["change"].isin(["worse", "failed"])
+        if self.flag_pi_at is not None:
+            flagged |= t["pi_vulnerable"].astype("boolean").fillna(False).astype(bool) & (t["pi"] >= self.flag_pi_at)
+        return t[flagged]
 
     @property
     def skipped(self) -> pd.DataFrame:
@@ -48,7 +54,7 @@ def with_score(scores: pd.DataFrame) -> pd.DataFrame:
     return scores.assign(score=score)
 
 
-def compare(current: pd.DataFrame, previous: pd.DataFrame | None, worse_by: float = 0.05) -> AuditDiff:
+def compare(current: pd.DataFrame, previous: pd.DataFrame | None, worse_by: float = 0.05, flag_pi_at: float | None = None) -> AuditDiff:
     now = with_score(current).reindex(columns=COLUMNS)
     if previous is None:
         table = now.assign(score_before=float("nan"), risk_before=None)
@@ -56,7 +62,7 @@ def compare(current: pd.DataFrame, previous: pd.DataFrame | None, worse_by: floa
         before = with_score(previous[previous["status"] == "ok"])[["scenario_id", "score", "risk"]]
         table = now.merge(before.rename(columns={"score": "score_before", "risk": "risk_before"}), on="scenario_id", how="left")
     table["change"] = pd.Categorical([_change(row, worse_by) for row in table.itertuples(index=False)], categories=list(CHANGES), ordered=True)
-    return AuditDiff(table.sort_values(["change", "score"], ascending=[True, False]).reset_index(drop=True))
+    return AuditDiff(table.sort_values(["change", "score"], ascending=[True, False]).reset_index(drop=True), flag_pi_at)
 
 
 def _change(row, worse_by: float) -> str:
@@ -75,11 +81,8 @@ def _change(row, worse_by: float) -> str:
 
 
 def audit_markdown(diff: AuditDiff, release: str, stamp: str, previous_stamp: str | None) -> str:
-    verdict = (
-        "PASSED: no evaluation at risk, serious, worse or failed"
-        if diff.passed
-        else f"FLAGGED: {len(diff.flagged)} evaluation(s) at risk, serious, worse or failed"
-    )
+    criteria = "at risk, serious, worse or failed" + ("" if diff.flag_pi_at is None else f", or vulnerable with precision improvement >= {diff.flag_pi_at:g}")
+    verdict = f"PASSED: no evaluation {criteria}" if diff.passed else f"FLAGGED: {len(diff.flagged)} evaluation(s) {criteria}"
     if len(diff.skipped):
         verdict += f"; {len(diff.skipped)} skipped (cannot be attacked), listed below"
     against = f"compared with the audit of {previous_stamp}" if previous_stamp else "no previous audit to compare with"
@@ -94,7 +97,7 @@ def audit_markdown(diff: AuditDiff, release: str, stamp: str, previous_stamp: st
 
 
 def _table(frame: pd.DataFrame) -> str:
-    columns = ["scenario_id", "family", "params", "score", "risk", "score_before", "risk_before", "change"]
+    columns = ["scenario_id", "family", "params", "score", "risk", "score_before", "risk_before", "change", "pi"]
     rows = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for row in frame[columns].itertuples(index=False):
         rows.append("| " + " | ".join("" if pd.isna(v) else (f"{v:.3f}" if isinstance(v, float) else str(v).replace("|", "\\|")) for v in row) + " |")

@@ -50,7 +50,7 @@ def run_audit(
     stamp = stamp or datetime.now(UTC).strftime("%Y-%m-%dT%H%M%SZ")
     previous = previous_audit(folder, before=stamp)
     scores = run_job(job_path, scheduler=scheduler, workers=workers, out=join(folder, stamp), progress=progress, dashboard=dashboard)
-    diff = compare(scores, read_scores(join(folder, previous)) if previous else None, worse_by=spec.audit.worse_by)
+    diff = compare(scores, read_scores(join(folder, previous)) if previous else None, worse_by=spec.audit.worse_by, flag_pi_at=spec.audit.flag_pi_at)
     report = join(folder, stamp, f"audit-{stamp}.md")
     write_file(report, audit_markdown(diff, release, stamp, previous).encode())
     return AuditOutcome(diff, report, previous)

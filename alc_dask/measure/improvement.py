@@ -1,0 +1,106 @@
+"""Precision improvement at matched coverage (seed 001 §4.3, eq. 6).
+
+The ALC compares the attack's best precision-recall point with the baseline's best, each chosen on
+its own. Precision improvement instead holds coverage equal: the baseline's precision is measured on
+exactly the targets the attack made predictions for, and
+``PI = (P_atk - P_base) / (1 - P_base)``: the share of the room above the baseline that the attack
+takes. A release is vulnerable only if the attack's precision *and* coverage exceed the baseline's:
+a baseline that is as precise on at least as many targets (at any of its own confidence cuts) makes
+the attack no vulnerability, however precise.
+
+Precisions are Wilson midpoints (as the ALC's are, spec §1), so with coverage 1 and equal
+coverages PI is the ALC's relative form.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from alc_dask.measure._checks import as_correctness, as_float_array, same_length
+from alc_dask.measure.coefficient import PRC_CEILING
+from alc_dask.measure.interval import wilson_interval
+
+
+def precision_improvement(attack_precision, base_precision):
+    """``(P_atk - P_base) / (1 - P_base)``, element-wise; both are clipped below 1 first (as PRCs are
+    for the ALC), so a perfect baseline gives 0 against a perfect attack and a very negative PI
+    against any other, never a division by 0."""
+    attack = np.minimum(as_float_array("attack_precision", attack_precision, low=0.0, high=1.0), PRC_CEILING)
+    base = np.minimum(as_float_array("base_precision", base_precision, low=0.0, high=1.0), PRC_CEILING)
+    result = (attack - base) / (1.0 - base)
+    return float(result) if result.ndim == 0 else result
+
+
+@dataclass(frozen=True)
+class MatchedCoverage:
+    pi: float
+    pi_low: float
+    pi_high: float
+    coverage: float
+    """The share of the targets the attack made predictions for (the same for both sides)."""
+    attack_precision: float
+    base_precision: float
+    """The baseline's precision on exactly the targets the attack made predictions for."""
+    base_precision_low: float
+    base_precision_high: float
+    vulnerable: bool
+    """PI above 0 and no cut of the baseline as precise as the attack on at least as many targets."""
+
+    @classmethod
+    def none(cls) -> "MatchedCoverage":
+        """The attack made no prediction: nothing to compare."""
+        nan = float("nan")
+        return cls(nan, nan, nan, 0.0, nan, nan, nan, nan, False)
+
+    def to_dict(self) -> dict:
+        return {
+            "pi": self.pi,
+            "pi_low": self.pi_low,
+            "pi_high": self.pi_high,
+            "pi_coverage": self.coverage,
+            "pi_attack_precision": self.attack_precision,
+            "pi_base_precision": self.base_precision,
+            "pi_base_precision_low": self.base_precision_low,
+            "pi_base_precision_high": self.base_precision_high,
+            "pi_vulnerable": self.vulnerable,
+        }
+
+
+def matched_coverage(predicted, attack_correct, base_correct, base_confidence, confidence_level: float = 0.95) -> MatchedCoverage:
+    """PI of the attack's predictions (``predicted``: which targets it predicted for) against the
+    baseline's predictions on the same targets, with intervals from both precisions' Wilson
+    intervals, and the verdict. ``base_confidence`` ranks the baseline's own cuts for the verdict."""
+    kept = as_correctness("predicted", predicted)
+    attack_hits, base_hits = as_correctness("attack_correct", attack_correct), as_correctness("base_correct", base_correct)
+    base_rank = as_float_array("base_confidence", base_confidence)
+    same_length(predicted=kept, attack_correct=attack_hits, base_correct=base_hits, base_confidence=base_rank)
+    n = int(kept.sum())
+    if n == 0:
+        return MatchedCoverage.none()
+    attack_low, attack_high = wilson_interval(n, attack_hits[kept].mean(), confidence_level)
+    base_low, base_high = wilson_interval(n, base_hits[kept].mean(), confidence_level)
+    attack, base = (attack_low + attack_high) / 2, (base_low + base_high) / 2
+    coverage = n / kept.size
+    pi = precision_improvement(attack, base)
+    dominated = _baseline_dominates(base_hits, base_rank, attack, coverage, confidence_level)
+    return MatchedCoverage(
+        pi=pi,
+        pi_low=precision_improvement(attack_low, base_high),
+        pi_high=precision_improvement(attack_high, base_low),
+        coverage=coverage,
+        attack_precision=attack,
+        base_precision=base,
+        base_precision_low=base_low,
+        base_precision_high=base_high,
+        vulnerable=bool(pi > 0 and not dominated),
+    )
+
+
+def _baseline_dominates(hits: np.ndarray, rank: np.ndarray, precision: float, coverage: float, confidence_level: float) -> bool:
+    """Whether a cut of the baseline's ranking (ties kept together) covers at least ``coverage`` of
+    the targets with at least ``precision`` (Wilson midpoint)."""
+    order = np.argsort(-rank, kind="stable")
+    ends = np.flatnonzero(np.append(rank[order][1:] != rank[order][:-1], True))
+    kept = ends + 1
+    low, high = wilson_interval(kept, np.cumsum(hits[order])[ends] / kept, confidence_level)
+    return bool(np.any((kept / hits.size >= coverage) & ((low + high) / 2 >= precision)))

@@ -182,6 +182,35 @@ def plan(job: Path) -> None:
 
 
 @main.command()
+@click.argument("job", type=click.Path(path_type=Path))
+@click.option(
+    "--share", "shares", type=click.FloatRange(0, 1, min_open=True), multiple=True, help="A share of the original's rows to copy (repeat; default 0.1, 0.5, 1)."
+)
+@click.option("--copies", type=click.IntRange(min=1), multiple=True, help="Copies made of each (repeat; default 1, 2, 5, 10).")
+@click.option("--targets", type=click.IntRange(min=10), default=1000, show_default=True, help="Held-out targets per measurement.")
+@scheduler_option("Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
+@workers_option("Local worker processes (default: one per core); with --scheduler, workers to wait for.")
+@click.option("--out", help="Folder or fsspec URL for stress.parquet and stress.md (default: the job's output/stress).")
+def stress(job: Path, shares: tuple[float, ...], copies: tuple[int, ...], targets: int, scheduler: str | None, workers: int | None, out: str | None) -> None:
+    """How much JOB's baselines gain from dependent records: copies of the original's rows, and near duplicates."""
+    from alc_dask.baseline.dependence import COPIES, SHARES
+    from alc_dask.engine import connect, prepare_release
+    from alc_dask.jobs import check_files, load_job
+    from alc_dask.results.files import join
+    from alc_dask.stress import stress_job, write_stress
+
+    with _clear_errors():
+        spec = load_job(job)
+        check_files(spec, str(job))
+        release = prepare_release(spec)
+        with connect(scheduler, workers, False) as client:
+            report = stress_job(spec, release, client, shares or SHARES, copies or COPIES, targets)
+        paths = write_stress(report, out or join(spec.output, "stress"), spec.name)
+    click.echo(report.markdown(spec.name))
+    click.echo(f"Written: {paths['results']}, {paths['markdown']}", err=True)
+
+
+@main.command()
 @click.argument("out", nargs=-1, required=True)
 @click.option("--report", "report_dir", help="Report folder or fsspec URL (default: OUT/report of the first OUT).")
 def summarize(out: tuple[str, ...], report_dir: str | None) -> None:

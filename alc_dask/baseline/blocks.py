@@ -21,10 +21,13 @@ def block_size(n_rows: int) -> int:
     return min(MAX_BLOCK, int(BLOCK_SHARE * n_rows) + 1)
 
 
-def fit_without_block(model_name: str, X: np.ndarray, y: np.ndarray, block: np.ndarray, layout: FeatureLayout, settings: BaselineSettings, seed: int):
-    """The chosen model fitted on every original row except the block's."""
+def fit_without_block(
+    model_name: str, X: np.ndarray, y: np.ndarray, block: np.ndarray, layout: FeatureLayout, settings: BaselineSettings, seed: int, also_out=()
+):
+    """The chosen model fitted on every original row except the block's (and ``also_out``'s)."""
     outside = np.ones(len(y), dtype=bool)
     outside[block] = False
+    outside[np.asarray(also_out, dtype=np.int64)] = False
     rows = np.flatnonzero(outside)
     if settings.training_rows is not None and len(rows) > settings.training_rows:
         rows = np.sort(np.random.default_rng(seed).choice(rows, settings.training_rows, replace=False))

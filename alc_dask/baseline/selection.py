@@ -21,7 +21,7 @@ from threadpoolctl import ThreadpoolController
 from alc_dask.baseline.features import FeatureLayout
 from alc_dask.baseline.zoo import DEFAULT_CANDIDATES, MODELS, build_model
 from alc_dask.measure import MeasureSettings, SettingError
-from alc_dask.measure._checks import check_count
+from alc_dask.measure._checks import check_count, check_number
 
 SMALL_TABLE_ROWS = 6000
 """Below this many rows half the table is the test split; above, ``selection_test_rows`` rows."""
@@ -37,6 +37,10 @@ class BaselineSettings:
     selection_test_rows: int = 3000
     training_rows: int | None = 10000
     """At most this many rows (sampled) train each block's model; None: all rows outside the block."""
+    near_duplicate_ratio: float | None = None
+    """Leave out of a block's training rows every record markedly closer to one of its targets than
+    that target's next closest record (nearer than this times it: a possible dependent twin, see
+    ``baseline.dependence``); None: keep them."""
 
     def __post_init__(self):
         """Refuse settings that would drop a candidate or fit nothing; a ``SettingError`` names the field."""
@@ -49,6 +53,8 @@ class BaselineSettings:
             check_count(name, getattr(self, name))
         if self.training_rows is not None:
             check_count("training_rows", self.training_rows)
+        if self.near_duplicate_ratio is not None:
+            check_number("near_duplicate_ratio", self.near_duplicate_ratio, 0.0, 1.0, open_low=True)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import numpy as np
 from alc_dask.anonymize import swap_encoded
 from alc_dask.baseline.blocks import block_predictions, fit_without_block
 from alc_dask.baseline.budget import affordable
+from alc_dask.baseline.dependence import suspicious_neighbours
 from alc_dask.baseline.features import FeatureLayout, FeatureRows
 from alc_dask.baseline.memo import BASELINES, digest
 from alc_dask.baseline.selection import BaselineSettings, ModelChoice, select_model
@@ -33,7 +34,7 @@ class MlBaseline:
 
     def __init__(self, release: Release, secret: str, known, settings: BaselineSettings, measure: MeasureSettings, seed: int):
         self.layout = FeatureLayout.of(release, known)
-        original = release.original
+        original = self.original = release.original
         self.X = self.layout.matrix(original) if isinstance(original, EncodedTable) else FeatureRows(self.layout, original)
         self.y = release.secret_column(secret)
         self.settings, self.seed = settings, seed
@@ -45,7 +46,10 @@ class MlBaseline:
 
     def start_block(self, block: np.ndarray) -> None:
         def predict():
-            model = fit_without_block(self.model_name, self.X, self.y, block, self.layout, self.fit_settings, self.seed)
+            ratio, twins = self.settings.near_duplicate_ratio, ()
+            if ratio is not None:
+                twins = suspicious_neighbours(self.original, block, self.original.columns, ratio)
+            model = fit_without_block(self.model_name, self.X, self.y, block, self.layout, self.fit_settings, self.seed, also_out=twins)
             return block_predictions(model, self.X, block)
 
         self._codes, self._confidence = self._remembered(digest(block), predict)

@@ -25,16 +25,16 @@ def as_text(summary: Summary) -> str:
 
 def as_markdown(summary: Summary, title: str = "alc_dask summary", plots: dict[str, str] | None = None) -> str:
     """Markdown; ``plots`` maps a caption to an image path to link (relative to the Markdown file)."""
-    parts = [f"# {title}", "", f"{_headline(summary)}.", "", "## Evaluations per risk label", "", _md(summary.label_counts.reset_index())]
+    parts = [f"# {title}", "", f"{_headline(summary)}.", "", "## Evaluations per risk label", "", markdown_table(summary.label_counts.reset_index())]
     for section in summary.sections:
         parts += ["", f"## {section.title}", *(f"\n{note}" for note in section.notes)]
         for caption, table in section.tables.items():
-            parts += ["", f"### {caption}", "", _md(_rounded(table))]
+            parts += ["", f"### {caption}", "", markdown_table(_rounded(table))]
         for caption in section.figures:
             if caption in (plots or {}):
                 parts += ["", f"### {caption}", "", f"![{caption}]({plots[caption]})"]
     for caption, table in _unfinished(summary).items():
-        parts += ["", f"## {caption}", "", _md(table)]
+        parts += ["", f"## {caption}", "", markdown_table(table)]
     return "\n".join(parts) + "\n"
 
 
@@ -85,7 +85,7 @@ def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.round({c: _ROUND for c in frame.columns if pd.api.types.is_float_dtype(frame[c])})
 
 
-def _md(frame: pd.DataFrame) -> str:
+def markdown_table(frame: pd.DataFrame) -> str:
     """A pipe table (pandas' to_markdown needs the optional tabulate package)."""
     cells = [[str(c) for c in frame.columns]] + [["" if pd.isna(v) else str(v).replace("|", "\\|") for v in row] for row in frame.itertuples(index=False)]
     lines = ["| " + " | ".join(row) + " |" for row in cells]

@@ -99,13 +99,20 @@ class NearDuplicates:
 def near_duplicates(table, columns: Sequence[str], ratio: float = 0.5, sample: int = 1000, seed: int = 0) -> NearDuplicates:
     """How many of ``sample`` records of ``table`` have a markedly closer other record (Gower over ``columns``)."""
     rows = np.sort(np.random.default_rng(seed).choice(table.n_rows, min(sample, table.n_rows), replace=False))
-    return NearDuplicates(len(rows), int(len(suspicious_neighbours(table, rows, columns, ratio))), ratio)
+    marked, _ = _closest_others(table, rows, columns, ratio)
+    return NearDuplicates(len(rows), int(marked.sum()), ratio)
 
 
 def suspicious_neighbours(table, rows: np.ndarray, columns: Sequence[str], ratio: float) -> np.ndarray:
     """For ``rows`` of ``table``, the rows (other than themselves) markedly closer to one of them than
     its next closest other record: nearer than ``ratio`` times that one (two exact copies of a
     record with no third near it, say). Records among many identical ones have none."""
+    marked, closest = _closest_others(table, rows, columns, ratio)
+    return np.unique(closest[marked & (closest >= 0)])
+
+
+def _closest_others(table, rows: np.ndarray, columns: Sequence[str], ratio: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: whether its closest other record is nearer than ``ratio`` times the next, and that record."""
     distances, found = k_nearest(table.rows(rows), table, columns, 3)
     others = found != rows[:, None]
     first, second = (np.argmax(np.cumsum(others, axis=1) == rank, axis=1) for rank in (1, 2))
@@ -113,8 +120,7 @@ def suspicious_neighbours(table, rows: np.ndarray, columns: Sequence[str], ratio
     closest, next_closest = distances[index, first], distances[index, second]
     with np.errstate(invalid="ignore", divide="ignore"):
         marked = np.where(next_closest > 0, closest / next_closest, 1.0) < ratio
-    neighbours = found[index, first][marked]
-    return np.unique(neighbours[neighbours >= 0])
+    return marked, found[index, first]
 
 
 def _label(share: float, times: int) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import dask
 import numpy as np
 
-from alc_dask.data import Bins, Column, ColumnKind, EncodedTable
+from alc_dask.data import Bins, Column, ColumnKind, EncodedTable, ValuePoints
 from alc_dask.data.partitioned import PartitionedTable, compute
 from alc_dask.kernels import best_match_histograms
 
@@ -171,6 +171,19 @@ def secret_frequencies(tables: Sequence, secret: Column) -> np.ndarray:
         else:
             counts += _secret_counts(table, secret, n_codes)
     return counts
+
+
+def secret_value_points(tables: Sequence, secret: Column) -> ValuePoints:
+    """The values a continuous secret takes in `tables` (block by block for a `PartitionedTable`), as the codes of numeric predictions."""
+    found = []
+    for table in tables:
+        blocks = table.map_blocks(_distinct_values, secret.name) if isinstance(table, PartitionedTable) else [_distinct_values(table, secret.name)]
+        found.extend(blocks)
+    return ValuePoints.of(np.concatenate(found))
+
+
+def _distinct_values(block: EncodedTable, name: str) -> np.ndarray:
+    return ValuePoints.of(block.values[block.continuous.index(name)]).points
 
 
 def _secret_counts(block: EncodedTable, secret: Column, n_codes: int) -> np.ndarray:

@@ -17,24 +17,27 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
 
 from alc_dask.data import Release
 from alc_dask.measure._checks import check_count
-from alc_dask.search import SPLIT_EVERY, best_matches, secret_frequencies
+from alc_dask.search import SPLIT_EVERY, best_matches, secret_frequencies, secret_value_points
 
 ABSTAINED = -1
 """Prediction code of an abstention."""
 
 
 class Predictions(NamedTuple):
-    """Per target: predicted secret code (`ABSTAINED` when abstaining), confidence, abstention."""
+    """Per target: predicted secret code (`ABSTAINED` when abstaining), confidence, abstention; and
+    for a continuous secret predicted as a number (within a tolerance), the number (NaN: missing)."""
 
     codes: np.ndarray
     confidence: np.ndarray
     abstained: np.ndarray
+    values: np.ndarray | None = None
 
 
 class BestRowMatch:
@@ -52,7 +55,7 @@ class BestRowMatch:
         self.split_every = split_every
         self._frequencies: dict[tuple, np.ndarray] = {}  # a scenario predicts batch after batch
 
-    def predict(self, release: Release, secret: str, known: Sequence[str], target_rows, source: str = "original", client=None) -> Predictions:
+    def predict(self, release: Release, secret: str, known: Sequence[str], target_rows, source: str = "original", client=None, tolerance=None) -> Predictions:
         """Predictions for the rows `target_rows` of the original (or `source="control"`) table.
 
         Raises `ScenarioError` when the scenario does not fit the release (see
@@ -63,8 +66,10 @@ class BestRowMatch:
         targets = release.targets(target_rows, source)
         if not tables:
             n = targets.n_rows
-            return Predictions(np.full(n, ABSTAINED, dtype=np.int32), np.zeros(n), np.ones(n, dtype=bool))
+            return Predictions(np.full(n, ABSTAINED, dtype=np.int32), np.zeros(n), np.ones(n, dtype=bool), np.full(n, np.nan) if tolerance else None)
         known_names = [release.column(c).name for c in known]
+        if tolerance is not None:
+            return self._numbers(release, secret, known_names, tables, targets, tolerance, client)
         column = release.column(secret)
         key = (id(release), column.name, tuple(sorted(known)))
         if key not in self._frequencies:
@@ -82,6 +87,37 @@ class BestRowMatch:
             fraction = modal / matches.histogram.sum(axis=1)
             confidence.append(np.array([round(float(c), 3) for c in (1.0 - matches.distance) * fraction]))
         return Predictions(np.concatenate(codes), np.concatenate(confidence), np.zeros(targets.n_rows, dtype=bool))
+
+    def _numbers(self, release: Release, secret: str, known: list[str], tables, targets, tolerance, client) -> Predictions:
+        """The median of the matches' values; confidence ``(1 - d_min) * share of matches within the
+        tolerance of that median``, the numeric counterpart of the modal share."""
+        column = release.column(secret)
+        key = (id(release), column.name, "values")
+        if key not in self._frequencies:
+            self._frequencies[key] = secret_value_points(tables, column)
+        points = self._frequencies[key]
+        span = release.value_span(secret)
+        as_points = replace(column, bins=points)
+        values, confidence = [np.empty(0)], [np.empty(0)]
+        for start in range(0, targets.n_rows, self.batch_size):
+            matches = best_matches(targets.rows(slice(start, start + self.batch_size)), tables, as_points, known, client=client, split_every=self.split_every)
+            median, share = median_of_matches(matches.histogram, points.points, tolerance, span)
+            values.append(median)
+            confidence.append(np.array([round(float(c), 3) for c in (1.0 - matches.distance) * share]))
+        n = targets.n_rows
+        return Predictions(np.full(n, ABSTAINED, dtype=np.int32), np.concatenate(confidence), np.zeros(n, dtype=bool), np.concatenate(values))
+
+
+def median_of_matches(histogram: np.ndarray, points: np.ndarray, tolerance, span: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of `histogram` (targets x value codes, the last missing): the lower median of the
+    matches' values (NaN when all are missing) and the share of matches within the tolerance of it."""
+    present = histogram[:, :-1]
+    counts = present.sum(axis=1)
+    median_code = np.argmax(2 * np.cumsum(present, axis=1) >= counts[:, None], axis=1)
+    median = np.where(counts > 0, points[median_code] if points.size else np.nan, np.nan)
+    near = tolerance.correct(points[None, :], median[:, None], span)
+    agreeing = np.where(counts > 0, (present * near).sum(axis=1), histogram[:, -1])
+    return median, agreeing / histogram.sum(axis=1)
 
 
 def _row_ids(target_rows, release: Release, source: str) -> np.ndarray:

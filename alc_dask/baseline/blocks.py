@@ -22,16 +22,19 @@ def block_size(n_rows: int) -> int:
 
 
 def fit_without_block(
-    model_name: str, X: np.ndarray, y: np.ndarray, block: np.ndarray, layout: FeatureLayout, settings: BaselineSettings, seed: int, also_out=()
+    model_name: str, X: np.ndarray, y: np.ndarray, block: np.ndarray, layout: FeatureLayout, settings: BaselineSettings, seed: int, also_out=(), numeric=False
 ):
-    """The chosen model fitted on every original row except the block's (and ``also_out``'s)."""
+    """The chosen model fitted on every original row except the block's (and ``also_out``'s); a
+    regressor (``numeric``) never on a row whose number is missing."""
     outside = np.ones(len(y), dtype=bool)
     outside[block] = False
     outside[np.asarray(also_out, dtype=np.int64)] = False
+    if numeric:
+        outside &= ~np.isnan(y)
     rows = np.flatnonzero(outside)
     if settings.training_rows is not None and len(rows) > settings.training_rows:
         rows = np.sort(np.random.default_rng(seed).choice(rows, settings.training_rows, replace=False))
-    model = build_model(model_name, layout, settings.trees, seed)
+    model = build_model(model_name, layout, settings.trees, seed, numeric=numeric)
     if isinstance(model, OneToOnePredictor):  # chosen by selection: it looks up its best column here, whatever the share
         model.set_params(min_share=0.0)
     return fit_model(model, X[rows], y[rows])

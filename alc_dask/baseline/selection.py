@@ -19,8 +19,8 @@ from sklearn.model_selection import train_test_split
 from threadpoolctl import ThreadpoolController
 
 from alc_dask.baseline.features import FeatureLayout
-from alc_dask.baseline.zoo import DEFAULT_CANDIDATES, MODELS, build_model
-from alc_dask.measure import MeasureSettings, SettingError
+from alc_dask.baseline.zoo import DEFAULT_CANDIDATES, DEFAULT_REGRESSORS, MODELS, REGRESSORS, build_model
+from alc_dask.measure import MeasureSettings, SettingError, Tolerance
 from alc_dask.measure._checks import check_count, check_number
 
 SMALL_TABLE_ROWS = 6000
@@ -30,6 +30,8 @@ SMALL_TABLE_ROWS = 6000
 @dataclass(frozen=True)
 class BaselineSettings:
     candidates: tuple[str, ...] = DEFAULT_CANDIDATES
+    regressors: tuple[str, ...] = DEFAULT_REGRESSORS
+    """The candidates for a continuous secret scored within a tolerance (predicting numbers)."""
     trees: int = 100
     """Trees of the forest that predicts the targets."""
     selection_trees: int = 10
@@ -49,6 +51,11 @@ class BaselineSettings:
         for i, name in enumerate(self.candidates):
             if name not in MODELS:
                 raise SettingError(f"candidates[{i}]", name, f"one of {', '.join(MODELS)}")
+        if isinstance(self.regressors, str) or not self.regressors:
+            raise SettingError("regressors", self.regressors, f"a list of at least one model name among {', '.join(REGRESSORS)}")
+        for i, name in enumerate(self.regressors):
+            if name not in REGRESSORS:
+                raise SettingError(f"regressors[{i}]", name, f"one of {', '.join(REGRESSORS)}")
         for name in ("trees", "selection_trees", "selection_train_rows", "selection_test_rows"):
             check_count(name, getattr(self, name))
         if self.training_rows is not None:
@@ -70,6 +77,28 @@ def predict_with_confidence(model, X: np.ndarray) -> tuple[np.ndarray, np.ndarra
     proba = model.predict_proba(X)
     best = proba.argmax(axis=1)
     return model.classes_[best].astype(np.int32), proba[np.arange(len(best)), best]
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """A continuous secret predicted as a number, right within ``tolerance`` (``span``: the column's range)."""
+
+    tolerance: Tolerance
+    span: float
+
+    def predict(self, model, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Predicted numbers and their confidence: for a forest, the share of its trees that agree
+        with it within the tolerance (a spread that ranks predictions); other regressors cannot
+        rank theirs, so every prediction gets 1 and they are measured at recall 1."""
+        values = model.predict(X)
+        trees = getattr(model, "estimators_", None)
+        if trees is None:
+            return values, np.ones(len(values))
+        per_tree = np.stack([tree.predict(X) for tree in trees])
+        return values, self.tolerance.correct(per_tree, values[None, :], self.span).mean(axis=0)
+
+    def correct(self, predicted: np.ndarray, truth: np.ndarray) -> np.ndarray:
+        return self.tolerance.correct(predicted, truth, self.span)
 
 
 def fit_model(model, X: np.ndarray, y: np.ndarray):
@@ -96,21 +125,28 @@ def select_model(
     seed: int = 0,
     tight_interval: float = 0.1,
     loose_interval: float = 0.25,
+    numbers: Numbers | None = None,
 ) -> ModelChoice:
     """Fit every candidate on a train split, keep the one with the best PRC on the test split.
 
     `X` is the feature matrix, or anything that gives its rows for an index array (`FeatureRows`).
+    With `numbers`, the candidates are the regressors and `y` the secret's numbers (NaN: missing,
+    never trained on).
     """
-    X_train, X_test, y_train, y_test = _split(X, y, settings, seed)
+    X_train, X_test, y_train, y_test = _split(X, y, settings, seed, numeric=numbers is not None)
     scores = {}
-    for name in settings.candidates:
+    for name in settings.regressors if numbers else settings.candidates:
         try:
-            model = fit_model(build_model(name, layout, settings.selection_trees, seed), X_train, y_train)
+            model = fit_model(build_model(name, layout, settings.selection_trees, seed, numeric=numbers is not None), X_train, y_train)
         except ValueError:
             scores[name] = float("nan")  # e.g. no column is one-to-one with the secret
             continue
-        codes, confidence = predict_with_confidence(model, X_test)
-        correct = codes == y_test
+        if numbers:
+            values, confidence = numbers.predict(model, X_test)
+            correct = numbers.correct(values, y_test)
+        else:
+            codes, confidence = predict_with_confidence(model, X_test)
+            correct = codes == y_test
         result = measure.best_prc(correct, confidence, tight_interval)
         if not result.found:
             result = measure.best_prc(correct, confidence, loose_interval)
@@ -122,12 +158,15 @@ def select_model(
     return ModelChoice(name, fitted[name], scores)
 
 
-def _split(X, y, settings: BaselineSettings, seed: int):
-    """Train and test rows; split by index, so that `X` may fetch just the rows it is asked for."""
+def _split(X, y, settings: BaselineSettings, seed: int, numeric: bool = False):
+    """Train and test rows; split by index, so that `X` may fetch just the rows it is asked for.
+    Numbers are split at random (not stratified), and rows with a missing number never train."""
     test_size = len(y) // 2 if len(y) < SMALL_TABLE_ROWS else min(settings.selection_test_rows, len(y) // 2)
     _, counts = np.unique(y, return_counts=True)
-    stratify = y if counts.min() >= 2 else None
+    stratify = y if not numeric and counts.min() >= 2 else None
     train, test = train_test_split(np.arange(len(y)), test_size=test_size, random_state=seed, stratify=stratify)
+    if numeric:
+        train = train[~np.isnan(y[train])]
     if len(train) > settings.selection_train_rows:
         train = train[np.random.default_rng(seed).choice(len(train), settings.selection_train_rows, replace=False)]
     return X[train], X[test], y[train], y[test]

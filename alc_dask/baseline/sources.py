@@ -17,9 +17,9 @@ from alc_dask.baseline.budget import affordable
 from alc_dask.baseline.dependence import suspicious_neighbours
 from alc_dask.baseline.features import FeatureLayout, FeatureRows
 from alc_dask.baseline.memo import BASELINES, digest
-from alc_dask.baseline.selection import BaselineSettings, ModelChoice, select_model
+from alc_dask.baseline.selection import BaselineSettings, ModelChoice, Numbers, select_model
 from alc_dask.data import EncodedTable, Release, ScenarioError
-from alc_dask.measure import MeasureSettings
+from alc_dask.measure import MeasureSettings, Tolerance
 
 
 class BaselineMode(StrEnum):
@@ -32,25 +32,35 @@ class MlBaseline:
     """Model selection once per scenario; the chosen model refitted per block. Both are remembered
     in the worker (``memo.BASELINES``) for scenarios with the same original columns, settings and seed."""
 
-    def __init__(self, release: Release, secret: str, known, settings: BaselineSettings, measure: MeasureSettings, seed: int):
+    def __init__(
+        self, release: Release, secret: str, known, settings: BaselineSettings, measure: MeasureSettings, seed: int, tolerance: Tolerance | None = None
+    ):
         self.layout = FeatureLayout.of(release, known)
         original = self.original = release.original
         self.X = self.layout.matrix(original) if isinstance(original, EncodedTable) else FeatureRows(self.layout, original)
-        self.y = release.secret_column(secret)
+        self.numbers = None if tolerance is None else Numbers(tolerance, release.value_span(secret))
+        self.y = release.secret_column(secret) if self.numbers is None else original.column_array(release.column(secret).name)
         self.settings, self.seed = settings, seed
         # A partitioned original is never digested whole: its baselines are not remembered.
-        self._key = digest(self.X, self.y, self.layout.known, self.layout.categorical, settings, measure, seed) if isinstance(self.X, np.ndarray) else None
-        self.choice: ModelChoice = self._remembered("choice", lambda: select_model(self.X, self.y, self.layout, settings, measure, seed))
+        self._key = (
+            digest(self.X, self.y, self.layout.known, self.layout.categorical, settings, measure, seed, self.numbers)
+            if isinstance(self.X, np.ndarray)
+            else None
+        )
+        self.choice: ModelChoice = self._remembered("choice", lambda: select_model(self.X, self.y, self.layout, settings, measure, seed, numbers=self.numbers))
         self.model_name, self.expected_prc = self.choice.name, self.choice.expected_prc
-        self.fit_settings, self.note = affordable(self.model_name, settings, self.X, np.count_nonzero(np.bincount(self.y)))
+        classes = np.count_nonzero(np.bincount(self.y)) if self.numbers is None else 1  # a regressor keeps one number per leaf
+        self.fit_settings, self.note = affordable(self.model_name, settings, self.X, classes)
 
     def start_block(self, block: np.ndarray) -> None:
         def predict():
             ratio, twins = self.settings.near_duplicate_ratio, ()
             if ratio is not None:
                 twins = suspicious_neighbours(self.original, block, self.original.columns, ratio)
-            model = fit_without_block(self.model_name, self.X, self.y, block, self.layout, self.fit_settings, self.seed, also_out=twins)
-            return block_predictions(model, self.X, block)
+            model = fit_without_block(
+                self.model_name, self.X, self.y, block, self.layout, self.fit_settings, self.seed, also_out=twins, numeric=self.numbers is not None
+            )
+            return block_predictions(model, self.X, block) if self.numbers is None else self.numbers.predict(model, self.X[block])
 
         self._codes, self._confidence = self._remembered(digest(block), predict)
         self._position = {row: i for i, row in enumerate(block.tolist())}
@@ -73,9 +83,9 @@ class PriorBaseline:
     expected_prc = None
     note = None
 
-    def __init__(self, release: Release, secret: str, known, attack, swap_fraction: float, seed: int):
+    def __init__(self, release: Release, secret: str, known, attack, swap_fraction: float, seed: int, scoring):
         self.release, self.secret, self.known, self.attack = release, secret, list(known), attack
-        self.swap_fraction, self.seed = swap_fraction, seed
+        self.swap_fraction, self.seed, self.scoring = swap_fraction, seed, scoring
 
     def start_block(self, block: np.ndarray) -> None:
         outside = np.ones(self.release.original.n_rows, dtype=bool)
@@ -84,11 +94,11 @@ class PriorBaseline:
         self._stand_in = replace(self.release, anonymized=(swapped,))
 
     def predict(self, rows: np.ndarray, pair_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        predictions = self.attack.predict(self._stand_in, self.secret, self.known, rows)
-        return predictions.codes, predictions.confidence
+        predictions = self.attack.predict(self._stand_in, self.secret, self.known, rows, **self.scoring.attack_options)
+        return self.scoring.predicted(predictions), predictions.confidence
 
     def truth(self, rows: np.ndarray, pair_index: np.ndarray) -> np.ndarray:
-        return self.release.true_codes(self.secret, self.release.targets(rows))
+        return self.scoring.truth(self.release.targets(rows))
 
 
 class ControlBaseline:
@@ -98,10 +108,11 @@ class ControlBaseline:
     expected_prc = None
     note = None
 
-    def __init__(self, release: Release, secret: str, known, attack, seed: int, client=None):
+    def __init__(self, release: Release, secret: str, known, attack, seed: int, scoring, client=None):
         if release.control is None:
             raise ScenarioError("baseline 'control' needs a release with a control table")
         self.release, self.secret, self.known, self.attack, self.client = release, secret, list(known), attack, client
+        self.scoring = scoring
         self.order = np.random.default_rng([seed, 1]).permutation(release.control.n_rows)
 
     @property
@@ -113,8 +124,10 @@ class ControlBaseline:
 
     def predict(self, rows: np.ndarray, pair_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         control_rows = self.order[pair_index]
-        predictions = self.attack.predict(self.release, self.secret, self.known, control_rows, source="control", client=self.client)
-        return predictions.codes, predictions.confidence
+        predictions = self.attack.predict(
+            self.release, self.secret, self.known, control_rows, source="control", client=self.client, **self.scoring.attack_options
+        )
+        return self.scoring.predicted(predictions), predictions.confidence
 
     def truth(self, rows: np.ndarray, pair_index: np.ndarray) -> np.ndarray:
-        return self.release.true_codes(self.secret, self.release.targets(self.order[pair_index], "control"))
+        return self.scoring.truth(self.release.targets(self.order[pair_index], "control"))

@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 import numpy as np
 from sklearn.compose import ColumnTransformer
-from sklearn.dummy import DummyClassifier
-from sklearn.ensemble import ExtraTreesClassifier, HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.dummy import DummyClassifier, DummyRegressor
+from sklearn.ensemble import ExtraTreesClassifier, HistGradientBoostingClassifier, RandomForestClassifier, RandomForestRegressor
 from sklearn.impute import SimpleImputer
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
@@ -44,15 +44,19 @@ def _hist_gradient_boosting(layout, trees, seed):
     return HistGradientBoostingClassifier(max_iter=500, early_stopping=True, categorical_features=native if native.any() else None, random_state=seed)
 
 
-def _logistic_regression(layout, trees, seed):
+def _encoding(layout) -> ColumnTransformer:
+    """One-hot categories, imputed and scaled numbers: what the linear models see."""
     categorical = layout.categorical
-    encode = ColumnTransformer(
+    return ColumnTransformer(
         [
             ("categories", OneHotEncoder(handle_unknown="ignore", min_frequency=5), np.flatnonzero(categorical)),
             ("numbers", make_pipeline(SimpleImputer(strategy="median", add_indicator=True), StandardScaler()), np.flatnonzero(~categorical)),
         ]
     )
-    return make_pipeline(encode, LogisticRegression(max_iter=5000, random_state=seed))
+
+
+def _logistic_regression(layout, trees, seed):
+    return make_pipeline(_encoding(layout), LogisticRegression(max_iter=5000, random_state=seed))
 
 
 def _one_to_one(layout, trees, seed):
@@ -73,12 +77,41 @@ MODELS: dict[str, ModelFactory] = {
     "regularized_random_forest": _regularized_random_forest,
 }
 
+
+def _median(layout, trees, seed):
+    return DummyRegressor(strategy="median")
+
+
+def _linear_regression(layout, trees, seed):
+    return make_pipeline(_encoding(layout), Ridge(alpha=1.0))
+
+
+def _random_forest_regressor(layout, trees, seed):
+    return RandomForestRegressor(n_estimators=trees, random_state=seed, n_jobs=1)
+
+
+def _regularized_random_forest_regressor(layout, trees, seed):
+    return RandomForestRegressor(n_estimators=2 * trees, min_samples_split=10, min_samples_leaf=10, random_state=seed, n_jobs=1)
+
+
+REGRESSORS: dict[str, ModelFactory] = {
+    "median": _median,
+    "linear_regression": _linear_regression,
+    "random_forest": _random_forest_regressor,
+    "regularized_random_forest": _regularized_random_forest_regressor,
+}
+"""The candidates that predict a continuous secret as a number (scored within a tolerance)."""
+
+DEFAULT_REGRESSORS = ("median", "linear_regression", "random_forest")
+
 DEFAULT_CANDIDATES = ("majority", "one_to_one", "logistic_regression", "random_forest", "extra_trees")
 """Histogram gradient boosting is left out by default: with many secret values it costs minutes
 (one tree per value and iteration) and did not beat the forests on the paper's datasets."""
 
 
-def build_model(name: str, layout: FeatureLayout, trees: int, seed: int):
-    if name not in MODELS:
-        raise ValueError(f"unknown baseline model {name!r}; expected one of {list(MODELS)}")
-    return MODELS[name](layout, trees, seed)
+def build_model(name: str, layout: FeatureLayout, trees: int, seed: int, numeric: bool = False):
+    """A fresh classifier ``name`` (or regressor, ``numeric``)."""
+    models = REGRESSORS if numeric else MODELS
+    if name not in models:
+        raise ValueError(f"unknown baseline model {name!r}; expected one of {list(models)}")
+    return models[name](layout, trees, seed)

@@ -1,6 +1,6 @@
 """Release tables: loading, typing, shared encoding, discretized secrets."""
 
-from alc_dask.data.encoding import Bins, CodeTable
+from alc_dask.data.encoding import Bins, CodeTable, ValuePoints
 from alc_dask.data.errors import ReleaseError, ScenarioError
 from alc_dask.data.release import DISCRETIZED_SUFFIX, Release
 from alc_dask.data.schema import Column, ColumnKind
@@ -9,6 +9,7 @@ from alc_dask.data.table import EncodedTable
 __all__ = [
     "DISCRETIZED_SUFFIX",
     "Bins",
+    "ValuePoints",
     "CodeTable",
     "Column",
     "ColumnKind",

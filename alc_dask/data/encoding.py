@@ -77,6 +77,41 @@ class CodeTable:
 
 
 @dataclass(frozen=True, eq=False)
+class ValuePoints:
+    """A continuous secret's values as codes, for predicting numbers: the distinct values the
+    anonymized tables hold (at most ``LIMIT``; beyond, that many quantiles of them). A value's code
+    is its nearest point; code ``missing_code`` is a missing value. Searched like ``Bins``, so the
+    best row match's histogram of codes is the distribution of its matches' values."""
+
+    points: np.ndarray
+    LIMIT = 4096
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> ValuePoints:
+        distinct = np.unique(values[~np.isnan(values)])
+        if distinct.size > cls.LIMIT:
+            distinct = np.unique(np.quantile(distinct, np.linspace(0.0, 1.0, cls.LIMIT)))
+        return cls(distinct)
+
+    @property
+    def missing_code(self) -> int:
+        return len(self.points)
+
+    @property
+    def n_codes(self) -> int:
+        return len(self.points) + 1
+
+    def encode(self, values: np.ndarray) -> np.ndarray:
+        middles = (self.points[1:] + self.points[:-1]) / 2
+        codes = np.searchsorted(middles, values).astype(CODE_DTYPE)
+        codes[np.isnan(values)] = self.missing_code
+        return codes
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        return np.append(self.points, np.nan)[np.asarray(codes)]
+
+
+@dataclass(frozen=True, eq=False)
 class Bins:
     """`n_bins` uniform bins between `low` and `high`: the discretized copy of a continuous secret.
 

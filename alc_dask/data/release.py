@@ -123,6 +123,15 @@ class Release:
             return targets.codes[targets.categorical.index(column.name)].copy()
         return column.bins.encode(targets.values[targets.continuous.index(column.name)])
 
+    def true_values(self, secret: str, targets: EncodedTable) -> np.ndarray:
+        """The numbers of a continuous secret in encoded rows (NaN: missing)."""
+        return targets.values[targets.continuous.index(self.column(secret).name)].copy()
+
+    def value_span(self, secret: str) -> float:
+        """Max - min of a continuous column over the original table."""
+        index = self.original.continuous.index(self.column(secret).name)
+        return float(self.original.value_max[index] - self.original.value_min[index])
+
     def secret_column(self, secret: str) -> np.ndarray:
         """The secret codes of every original row (gathered from the cluster for a partitioned original)."""
         return _secret_codes(self.original, self.column(secret))

@@ -18,10 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from alc_dask.attacks.registry import build_attack
 from alc_dask.baseline import BaselineSettings
 from alc_dask.baseline.sources import BaselineMode
-from alc_dask.families.alc_settings import BaselineSpec, HaltingSpec, MeasureSpec, field_error, to_settings
+from alc_dask.data import ColumnKind, ScenarioError
+from alc_dask.families.alc_settings import BaselineSpec, HaltingSpec, MeasureSpec, ToleranceSpec, field_error, to_settings
 from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
 from alc_dask.loop import AttackResult, ScenarioRun, run_attack
-from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, SettingError, risk_label
+from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, SettingError, Tolerance, risk_label
 from alc_dask.targets import TargetSelector
 
 Baseline = Literal[tuple(mode.value for mode in BaselineMode)]
@@ -55,6 +56,8 @@ class AlcSettings(FamilyParams):
     swap_fraction: Annotated[float, Field(gt=0, lt=1)] = DEFAULT_SWAP_FRACTION
     batch_size: Annotated[int, Field(ge=1)] = 50
     store_values: bool = False
+    tolerance: ToleranceSpec | None = None
+    """Score a continuous secret as a number right within a tolerance instead of by its bin."""
 
 
 class AlcParams(AlcSettings):
@@ -79,6 +82,7 @@ ALC_FIELDS = (
     pa.field("attack_params", pa.string()),  # JSON
     pa.field("baseline", pa.string()),
     pa.field("targets", pa.string()),  # JSON selector or null
+    pa.field("tolerance", pa.string()),  # JSON, for a continuous secret scored within a tolerance
     pa.field("alc", pa.float64()),
     pa.field("risk", pa.string()),
     pa.field("model", pa.string()),
@@ -114,7 +118,7 @@ class AlcFamily(EvaluationFamily):
             "attack": p.attack.model_dump(),
             "baseline": p.baseline,
             "targets": p.targets.model_dump(mode="json") if p.targets else None,
-        }
+        } | ({"tolerance": p.tolerance.model_dump()} if p.tolerance else {})
 
     def describe(self) -> str:
         return self.params.secret
@@ -128,6 +132,7 @@ class AlcFamily(EvaluationFamily):
             "attack_params": json.dumps(p.attack.params, sort_keys=True),
             "baseline": p.baseline,
             "targets": p.targets.model_dump_json() if p.targets else None,
+            "tolerance": p.tolerance.model_dump_json() if p.tolerance else None,
         }
 
     def shared_work(self, seed: int) -> str | None:
@@ -136,10 +141,21 @@ class AlcFamily(EvaluationFamily):
         p = self.params
         if p.baseline != "ml":
             return None
-        return json.dumps([p.secret, sorted(p.known), p.baseline_settings.model_dump(mode="json"), p.measure.model_dump(mode="json"), seed])
+        return json.dumps(
+            [
+                p.secret,
+                sorted(p.known),
+                p.baseline_settings.model_dump(mode="json"),
+                p.measure.model_dump(mode="json"),
+                seed,
+                p.tolerance and p.tolerance.model_dump(),
+            ]
+        )
 
     def check(self, release) -> None:
         release.usable_tables(self.params.secret, self.params.known)
+        if self.params.tolerance and release.column(self.params.secret).kind is ColumnKind.CATEGORICAL:
+            raise ScenarioError(f"tolerance: secret {self.params.secret!r} is categorical; a tolerance applies to continuous secrets")
         build_attack(self.params.attack.name, **self.params.attack.params)
 
     def evaluate(self, release, seed: int) -> Evaluation:
@@ -158,6 +174,7 @@ class AlcFamily(EvaluationFamily):
             measure=to_settings(p.measure, MeasureSettings),
             baseline_settings=to_settings(p.baseline_settings, BaselineSettings),
             swap_fraction=p.swap_fraction,
+            tolerance=to_settings(p.tolerance, Tolerance) if p.tolerance else None,
         )
         measures = {
             **result.measures(),
@@ -181,7 +198,9 @@ def prediction_table(result: AttackResult, release, store_values: bool) -> pa.Ta
     }
     if store_values:
         for name, suffix in (("predicted", "code"), ("true", "true")):
-            columns[name] = pa.array(_as_text(release.decode(result.secret, np.concatenate([pairs[f"base_{suffix}"], pairs[f"attack_{suffix}"]]))), pa.string())
+            both = np.concatenate([pairs[f"base_{suffix}"], pairs[f"attack_{suffix}"]])
+            values = both.astype(object) if result.tolerance else release.decode(result.secret, both)  # numbers as they are
+            columns[name] = pa.array(_as_text([None if value != value else value for value in values]), pa.string())
     return pa.table(columns)
 
 

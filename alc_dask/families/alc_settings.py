@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
 from alc_dask.baseline import BaselineSettings
-from alc_dask.measure import HaltingRules, MeasureSettings, SettingError
+from alc_dask.measure import HaltingRules, MeasureSettings, SettingError, Tolerance
 
 # Set per scenario from its target selection, never by a job file.
 _DERIVED = {MeasureSettings: {"recall_scale"}}
@@ -52,6 +52,7 @@ def _strict_model(settings: type) -> type[BaseModel]:
 HaltingSpec = _strict_model(HaltingRules)
 MeasureSpec = _strict_model(MeasureSettings)
 BaselineSpec = _strict_model(BaselineSettings)
+ToleranceSpec = _strict_model(Tolerance)
 
 
 def to_settings(spec: BaseModel, settings: type):

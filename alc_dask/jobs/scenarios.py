@@ -108,9 +108,15 @@ def _evaluations(spec: JobSpec, release: Release):
             _check_baselines(release, baselines, f"{where}.baseline" if getattr(entry, "baseline", None) else "baselines")
             if secret not in skips:
                 skips[secret] = skip_reason(release, secret)
+            tolerance = getattr(entry, "tolerance", None) or _continuous_only(release, secret, settings["tolerance"])
             for attack_spec, baseline in itertools.product([attack] if attack else spec.attacks, baselines):
-                params = dict(secret=secret, known=tuple(known), attack=attack_spec, baseline=baseline, targets=targets, **settings)
+                params = dict(secret=secret, known=tuple(known), attack=attack_spec, baseline=baseline, targets=targets, **{**settings, "tolerance": tolerance})
                 yield AlcFamily(params), origin, skips[secret]
+
+
+def _continuous_only(release: Release, secret: str, tolerance):
+    """The job's tolerance applies to its continuous secrets; a categorical one is scored by its value."""
+    return tolerance if tolerance is not None and release.column(secret).kind is ColumnKind.CONTINUOUS else None
 
 
 def _checked_family(entry: FamilyScenario, release: Release, where: str) -> EvaluationFamily:
@@ -232,6 +238,8 @@ def _check_explicit(release: Release, entry: ExplicitScenario, where: str) -> No
     for i, name in enumerate(entry.known):
         if _check_column(release, name, f"{where}.known[{i}]") == secret:
             raise JobSpecError(f"{where}.known[{i}]: {name!r} is the secret column; known columns are the others")
+    if entry.tolerance is not None and release.column(secret).kind is ColumnKind.CATEGORICAL:
+        raise JobSpecError(f"{where}.tolerance: secret {entry.secret!r} is categorical; a tolerance applies to continuous secrets")
 
 
 def _check_paper_known(release: Release, known: list[str], where: str) -> None:

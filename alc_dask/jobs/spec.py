@@ -12,6 +12,7 @@ from pydantic import AfterValidator, BaseModel, ByteSize, ConfigDict, Discrimina
 from alc_dask.data.parts import DEFAULT_BROADCAST_LIMIT, ROWS_PER_PART
 from alc_dask.families import DEFAULT_FAMILY
 from alc_dask.families.alc import AlcSettings, AttackSpec, Baseline
+from alc_dask.families.alc_settings import ToleranceSpec
 from alc_dask.targets import TargetSelector
 
 SAFE_NAME = r"^[A-Za-z0-9_.-]+$"
@@ -97,6 +98,8 @@ class ExplicitScenario(AlcEntry):
     attack: AttackSpec | None = None
     baseline: Baseline | None = None
     targets: TargetSelector | None = None
+    tolerance: ToleranceSpec | None = None
+    """The job's tolerance for this scenario's continuous secret, or its own."""
 
 
 class EachColumn(AlcEntry):

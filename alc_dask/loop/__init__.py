@@ -41,5 +41,5 @@ def run_attack(
     attacker = build_attack(attack, **(attack_params or {}))
     run = ScenarioRun(release, secret, known, baseline=baseline, targets=targets, seed=seed, attack=attacker, client=client, **settings)
     while (rows := run.next_targets(batch_size)).size:
-        run.record(attacker.predict(release, secret, known, rows, client=client))
+        run.record(attacker.predict(release, secret, known, rows, client=client, **run.scoring.attack_options))
     return run.result(attack)

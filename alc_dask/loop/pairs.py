@@ -2,7 +2,19 @@
 
 import numpy as np
 
-COLUMNS = ("target", "base_code", "base_confidence", "base_true", "attack_code", "attack_confidence", "attack_true", "abstained")
+COLUMNS = (
+    "target",
+    "base_code",
+    "base_confidence",
+    "base_true",
+    "base_correct",
+    "attack_code",
+    "attack_confidence",
+    "attack_true",
+    "attack_correct",
+    "abstained",
+)
+"""``*_code`` and ``*_true`` are secret codes, or numbers for a secret scored within a tolerance."""
 
 
 class PairLog:
@@ -33,16 +45,8 @@ class PairLog:
 
     def measures(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(base correct, base confidence, attack correct, attack confidence) of every pair so far."""
-        return (
-            self._recorded("base_code") == self._recorded("base_true"),
-            self._recorded("base_confidence"),
-            self._recorded("attack_code") == self._recorded("attack_true"),
-            self._recorded("attack_confidence"),
-        )
+        return (self._recorded("base_correct"), self._recorded("base_confidence"), self._recorded("attack_correct"), self._recorded("attack_confidence"))
 
     def columns(self) -> dict[str, np.ndarray]:
         """A copy of every recorded pair, column by column, with whether each side was right."""
-        columns = {name: self._recorded(name).copy() for name in COLUMNS}
-        columns["base_correct"] = columns["base_code"] == columns["base_true"]
-        columns["attack_correct"] = columns["attack_code"] == columns["attack_true"]
-        return columns
+        return {name: self._recorded(name).copy() for name in COLUMNS}

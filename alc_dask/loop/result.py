@@ -1,11 +1,12 @@
 """The outcome of one ALC scenario, as its measures row and its predictions."""
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from alc_dask.measure import MatchedCoverage, PrcResult
+from alc_dask.measure import MatchedCoverage, PrcResult, Tolerance
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class AttackResult:
     alc_full_recall: float
     matched: MatchedCoverage
     """Precision improvement over the baseline on exactly the targets the attack predicted for."""
+    tolerance: Tolerance | None
+    """How a continuous secret's numbers were scored, when they were (else by their bins)."""
     pairs: int
     abstentions: int
     recall_basis: str
@@ -65,6 +68,7 @@ class AttackResult:
             "pairs": self.pairs,
             "abstentions": self.abstentions,
             "recall_basis": self.recall_basis,
+            "tolerance": json.dumps(asdict(self.tolerance), separators=(",", ":")) if self.tolerance else None,
             "seconds": self.seconds,
             "seed": self.seed,
         }

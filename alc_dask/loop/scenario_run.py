@@ -17,8 +17,9 @@ from alc_dask.baseline.sources import BaselineMode, ControlBaseline, MlBaseline,
 from alc_dask.data import Release, ScenarioError
 from alc_dask.loop.pairs import PairLog
 from alc_dask.loop.result import AttackResult
+from alc_dask.loop.scoring import SecretScoring
 from alc_dask.loop.targets import target_order
-from alc_dask.measure import Checkpoint, HaltingMonitor, HaltingRules, MatchedCoverage, MeasureSettings, alc, matched_coverage
+from alc_dask.measure import Checkpoint, HaltingMonitor, HaltingRules, MatchedCoverage, MeasureSettings, Tolerance, alc, matched_coverage
 from alc_dask.targets import TargetSelector
 
 FLOOR_MODEL = "most common value (floor)"
@@ -50,6 +51,7 @@ class ScenarioRun:
         baseline_settings: BaselineSettings = BaselineSettings(),
         swap_fraction: float = 0.2,
         client=None,
+        tolerance: Tolerance | None = None,
     ):
         self.started = time.perf_counter()
         self.release, self.secret, self.known, self.seed = release, secret, tuple(known), seed
@@ -57,12 +59,13 @@ class ScenarioRun:
         release.usable_tables(secret, known)  # scenario errors first: secret among known, absent columns ...
         if release.secret_values_present(secret).size < 2:
             raise ScenarioError(f"secret {secret!r} has a single value in the original table: nothing to infer")
+        self.scoring = SecretScoring(release, secret, tolerance)
         self.order, self.recall_basis, scale = target_order(release, targets, seed)
         self.measure = MeasureSettings(
             confidence_level=measure.confidence_level, rmin=measure.rmin, alpha=measure.alpha, abs_weight=measure.abs_weight, recall_scale=scale
         )
         self.source = _baseline_source(self, baseline_settings, attack, swap_fraction, client)
-        self.most_common = int(np.bincount(release.secret_column(secret)).argmax())
+        self.floor = self.scoring.floor_guess()
         if isinstance(self.source, ControlBaseline):
             self.order = self.order[: self.source.available_pairs]
         self.monitor = HaltingMonitor(halting, expected_base_prc=self.source.expected_prc, measure=self.measure)
@@ -99,23 +102,28 @@ class ScenarioRun:
 
     def record(self, attack: Predictions) -> None:
         """Pair the attack's predictions with the baseline's for the targets just handed out."""
-        rows, pair_index, base_codes, base_confidence = self._pending
+        rows, pair_index, base_predicted, base_confidence = self._pending
         if len(attack.codes) != len(rows):
             raise ValueError(f"expected {len(rows)} attack predictions, got {len(attack.codes)}")
+        if self.scoring.numeric and attack.values is None:
+            raise ScenarioError(f"the attack predicts no numbers: it cannot score secret {self.secret!r} within a tolerance")
         self._pending = None
         abstained = np.asarray(attack.abstained, dtype=bool)
-        codes = np.where(abstained, base_codes, attack.codes)  # spec §5: abstain = baseline's guess, confidence 0
+        predicted = np.where(abstained, base_predicted, self.scoring.predicted(attack))  # spec §5: abstain = baseline's guess, confidence 0
         confidence = np.where(abstained, 0.0, attack.confidence)
         if self.mode is BaselineMode.PRIOR:
             confidence = base_confidence = np.ones(len(rows))
+        base_true, attack_true = self.source.truth(rows, pair_index), self.scoring.truth(self.release.targets(rows))
         self.log.append(
             target=rows,
-            base_code=base_codes,
+            base_code=base_predicted,
             base_confidence=base_confidence,
-            base_true=self.source.truth(rows, pair_index),
-            attack_code=codes,
+            base_true=base_true,
+            base_correct=self.scoring.correct(base_predicted, base_true),
+            attack_code=predicted,
             attack_confidence=confidence,
-            attack_true=self.release.true_codes(self.secret, self.release.targets(rows)),
+            attack_true=attack_true,
+            attack_correct=self.scoring.correct(predicted, attack_true),
             abstained=abstained,
         )
         if self.monitor.is_checkpoint(self.pairs):
@@ -127,7 +135,7 @@ class ScenarioRun:
         if not self.done:
             raise RuntimeError("the scenario has not finished")
         columns = self.log.columns()
-        floor = self.measure.at_full_recall(columns["base_true"] == self.most_common)
+        floor = self.measure.at_full_recall(self._floor_correct(columns["base_true"]))
         base, model, best = self.outcome.base, self.source.model_name, self.outcome.alc
         if floor.prc > base.prc:
             base, model, best = floor, FLOOR_MODEL, alc(floor.prc, self.outcome.attack.prc, abs_weight=self.measure.abs_weight)
@@ -150,6 +158,7 @@ class ScenarioRun:
             attack_full_recall=attack_full,
             alc_full_recall=alc(base_full.prc, attack_full.prc, abs_weight=self.measure.abs_weight),
             matched=matched,
+            tolerance=self.scoring.tolerance,
             pairs=self.pairs,
             abstentions=int(columns["abstained"].sum()),
             recall_basis=self.recall_basis,
@@ -167,10 +176,13 @@ class ScenarioRun:
         measured = {name: values[: attack.attempts] for name, values in columns.items()}
         predicted = measured["attack_confidence"] >= attack.confidence_cut
         if floored:
-            base_correct, base_confidence = measured["base_true"] == self.most_common, np.ones(attack.attempts)
+            base_correct, base_confidence = self._floor_correct(measured["base_true"]), np.ones(attack.attempts)
         else:
             base_correct, base_confidence = measured["base_correct"], measured["base_confidence"]
         return matched_coverage(predicted, measured["attack_correct"], base_correct, base_confidence, self.measure.confidence_level)
+
+    def _floor_correct(self, truth: np.ndarray) -> np.ndarray:
+        return self.scoring.correct(np.full(len(truth), self.floor), truth)
 
     def _finish(self) -> None:
         if self.pairs == 0:
@@ -180,11 +192,11 @@ class ScenarioRun:
 
 def _baseline_source(run: ScenarioRun, settings, attack, swap_fraction, client):
     if run.mode is BaselineMode.ML:
-        return MlBaseline(run.release, run.secret, run.known, settings, run.measure, run.seed)
+        return MlBaseline(run.release, run.secret, run.known, settings, run.measure, run.seed, run.scoring.tolerance)
     attack = attack or build_attack("best_row_match")
     if run.mode is BaselineMode.PRIOR:
-        return PriorBaseline(run.release, run.secret, run.known, attack, swap_fraction, run.seed)
-    return ControlBaseline(run.release, run.secret, run.known, attack, run.seed, client)
+        return PriorBaseline(run.release, run.secret, run.known, attack, swap_fraction, run.seed, run.scoring)
+    return ControlBaseline(run.release, run.secret, run.known, attack, run.seed, run.scoring, client)
 
 
 def _pairs_to_next_check(rules: HaltingRules, pairs: int) -> int:

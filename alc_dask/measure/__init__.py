@@ -16,6 +16,7 @@ from alc_dask.measure.membership import DEFAULT_SKEWS, FPR_TARGETS, RECALLS, Pre
 from alc_dask.measure.privacy_risk import AttackCounts, PrivacyRisk, SuccessRate, bounded, residual_rate, singling_out_probability, success_rate
 from alc_dask.measure.recall import RecallBasis, pretargeted_scale, recall_pretargeted, recall_random
 from alc_dask.measure.risk import LABELS, RiskThresholds, risk_label
+from alc_dask.measure.tolerance import Tolerance
 
 __all__ = [
     "MatchedCoverage",
@@ -45,6 +46,7 @@ __all__ = [
     "PrcResult",
     "RecallBasis",
     "RiskThresholds",
+    "Tolerance",
     "SettingError",
     "alc",
     "best_prc",

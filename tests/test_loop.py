@@ -218,7 +218,9 @@ def test_the_pair_log_keeps_every_batch_in_order_as_it_grows():
     rng = np.random.default_rng(0)
     log, batches = PairLog(capacity=4), []
     for size, code_type in ((3, np.int32), (7, np.int32), (1, np.int64), (40, np.int16)):
-        batch = {name: rng.integers(0, 5, size).astype(code_type) for name in COLUMNS if "confidence" not in name and "correct" not in name and name != "abstained"}
+        batch = {
+            name: rng.integers(0, 5, size).astype(code_type) for name in COLUMNS if "confidence" not in name and "correct" not in name and name != "abstained"
+        }
         batch |= {"base_confidence": rng.random(size), "attack_confidence": rng.random(size), "abstained": rng.random(size) < 0.2}
         batch |= {"base_correct": batch["base_code"] == batch["base_true"], "attack_correct": batch["attack_code"] == batch["attack_true"]}
         log.append(**batch)

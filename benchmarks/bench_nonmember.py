@@ -18,6 +18,24 @@ import pandas as pd
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "alc-paper" / "BankChurnersNoId"
 MEASURES = ["secret", "model", "base_precision", "base_recall", "attack_precision", "attack_recall", "alc", "pi", "pi_vulnerable"]
+MODELS = ["majority", "logistic_regression", "random_forest", "extra_trees", "regularized_random_forest"]
+
+
+def short(name: str) -> str:
+    return name if len(name) < 40 else name[:20] + "…" + name[-2:]
+
+
+def stress_summary(results: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """Per secret and model: precision without copies and its largest move; and per model how many secrets moved by more than 0.1."""
+    from alc_dask.baseline.dependence import stress_table
+
+    table = stress_table(results)
+    none = table.pivot_table(index="secret", columns="model", values="none", sort=False)
+    move = table.pivot_table(index="secret", columns="model", values="largest move", sort=False)
+    models = [m for m in MODELS if m in none.columns]
+    cells = pd.DataFrame({m: [f"{n:.2f} ({d:+.2f})" for n, d in zip(none[m], move[m])] for m in models}, index=[short(s) for s in none.index])
+    moved = {m: f"{int((move[m].abs() > 0.1).sum())} of {len(move)}, median |move| {move[m].abs().median():.2f}" for m in models}
+    return cells.rename_axis("secret").reset_index(), moved
 
 
 def job(continuous: list[str], tolerance: dict | None, output: Path) -> dict:
@@ -42,7 +60,8 @@ def main() -> None:
     from alc_dask.data import ColumnKind, Release
     from alc_dask.engine import connect
     from alc_dask.jobs import JobSpec
-    from alc_dask.stress import stress_job
+    from alc_dask.report.render import markdown_table
+    from alc_dask.stress import stress_job, write_stress
 
     original = pd.read_parquet(DATA / "original.parquet")
     release = Release.load(original, [original])
@@ -55,15 +74,23 @@ def main() -> None:
             scores = run_job(spec, client=client, progress=False)
             print(f"{label}: {len(scores)} scenarios in {time.perf_counter() - started:.0f}s, {int((scores['status'] != 'ok').sum())} failed", flush=True)
             tables[label] = scores.set_index("secret")[MEASURES[1:]]
-        side_by_side = pd.concat(tables, axis=1).loc[continuous]
-        with pd.option_context("display.width", 250, "display.max_columns", 30):
-            print(side_by_side.round(3).to_string(), flush=True)
+        rows = []
+        for secret in continuous:
+            for label, table in tables.items():
+                row = table.loc[secret]
+                rows.append({"secret": short(secret), "scored": label, **{m: (round(v, 3) if isinstance(v, float) else v) for m, v in row.items()}})
+        print(markdown_table(pd.DataFrame(rows)), flush=True)
         if not args.skip_stress:
             started = time.perf_counter()
             spec = JobSpec.model_validate(job(list(release.columns), None, args.out / "stress"))
             report = stress_job(spec, Release.load(original, [pd.read_parquet(DATA / "weak.parquet")]), client)
-            print(f"stress test in {time.perf_counter() - started:.0f}s", flush=True)
-            print(report.markdown(spec.name), flush=True)
+            print(f"stress test in {time.perf_counter() - started:.0f}s; near duplicates: {report.near.suspicious} of {report.near.sampled}", flush=True)
+            cells, moved = stress_summary(report.results)
+            print(markdown_table(cells), flush=True)
+            print("\nsecrets whose precision moved by more than 0.1:", flush=True)
+            for model, text in moved.items():
+                print(f"- {model}: {text}", flush=True)
+            write_stress(report, str(args.out / "stress"), spec.name)
 
 
 if __name__ == "__main__":

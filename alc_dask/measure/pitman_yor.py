@@ -1,0 +1,164 @@
+"""Identification at population scale (seed 003): anonymity sets as a Pitman–Yor process.
+
+People are drawn from a population whose records fall into anonymity sets (records sharing their
+quasi-identifiers). Correctness κ(n) is the expected share of people a matching attack identifies
+correctly among n: each record is picked from its set at random, so κ is the number of sets over n.
+With set frequencies π ~ PY(d, α) (discount d, concentration α):
+
+- correctness ``E[κ(n)] = (Γ(α+1)Γ(α+d+n) / (Γ(α+d)Γ(α+n)) − α) / (n d)`` (``α (ψ(α+n) − ψ(α)) / n`` at d = 0),
+- uniqueness ``E[Ξ(n)] = Γ(α+1)Γ(α+d+n−1) / (Γ(α+d)Γ(α+n))`` (the share of records alone in their set),
+- k-anonymity violations ``V_k(n)``: the share of records in sets of fewer than k, a sum over the
+  first k − 1 terms of a beta-binomial.
+
+The model is also written with two readable parameters: the expected Shannon entropy of π in nats,
+``h = ψ(α+1) − ψ(1−d)``, and the tail complexity ``γ = (ψ(1) − ψ(1−d)) / h`` (0: a geometric tail,
+1: a heavy one; negative γ, a negative discount, is a finite population of sets). Seed 003's web
+fingerprints, h = 41.54 and γ = 0.68, give κ ≈ 0.75 among 4e9 devices only with h in nats.
+
+Gamma-function ratios are taken as differences of log-gammas written so that they stay exact to
+~1e-12 for arguments up to 1e10 and beyond (Stirling's series of a difference, not a difference of
+two huge log-gammas).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import digamma, gammaln, polygamma
+
+_STIRLING_FROM = 10.0
+
+
+def log_gamma_ratio(z, m):
+    """``log Γ(z+m) − log Γ(z)`` for z > 0 and z + m > 0, element-wise."""
+    z, m = np.broadcast_arrays(np.asarray(z, dtype=float), np.asarray(m, dtype=float))
+    if np.any(z <= 0) or np.any(z + m <= 0):
+        raise ValueError("log_gamma_ratio needs z > 0 and z + m > 0")
+    large = np.minimum(z, z + m) >= _STIRLING_FROM
+    zl, ml = np.where(large, z, _STIRLING_FROM), np.where(large, m, 0.0)
+    zm = zl + ml
+    stirling = (zl - 0.5) * np.log1p(ml / zl) + ml * np.log(zm) - ml + _series(zm) - _series(zl)
+    direct = gammaln(np.where(large, 1.0, z + m)) - gammaln(np.where(large, 1.0, z))
+    result = np.where(large, stirling, direct)
+    return float(result) if result.ndim == 0 else result
+
+
+def _excess(z, m):
+    """``log Γ(z+m) − log Γ(z) − m log z`` for z ≥ 10 (Stirling), small when m is small against z."""
+    z, m = np.asarray(z, dtype=float), np.asarray(m, dtype=float)
+    return (z + m - 0.5) * np.log1p(m / z) - m + _series(z + m) - _series(z)
+
+
+def _series(x):
+    return 1.0 / (12.0 * x) - 1.0 / (360.0 * x**3) + 1.0 / (1260.0 * x**5)
+
+
+def digamma_difference(x: float, n):
+    """``ψ(x + n) − ψ(x)``, exact also when x is huge and n small (where two digammas near ln x
+    would cancel): from the asymptotic series of ψ, each term's difference taken in closed form."""
+    n = np.asarray(n, dtype=float)
+    if x < 1e3:
+        return digamma(x + n) - digamma(x)
+    y = x + n
+    return np.log1p(n / x) + n / (2.0 * x * y) + n * (x + y) / (12.0 * x**2 * y**2) + (1.0 / y**4 - 1.0 / x**4) / 120.0
+
+
+def inverse_digamma(y, iterations: int = 8):
+    """The x > 0 with ψ(x) = y (Newton's method from Minka's starting point), element-wise."""
+    y = np.asarray(y, dtype=float)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        x = np.where(y >= -2.22, np.exp(y) + 0.5, -1.0 / (y - digamma(1.0)))
+        for _ in range(iterations):
+            x = x - (digamma(x) - y) / polygamma(1, x)
+    return float(x) if x.ndim == 0 else x
+
+
+@dataclass(frozen=True)
+class PitmanYor:
+    """A Pitman–Yor model of anonymity-set frequencies: discount ``d`` < 1, concentration ``alpha`` > −d."""
+
+    d: float
+    alpha: float
+
+    def __post_init__(self):
+        if not (np.isfinite(self.d) and self.d < 1):
+            raise ValueError(f"d must be below 1; got {self.d!r}")
+        if not (np.isfinite(self.alpha) and self.alpha > -self.d):
+            raise ValueError(f"alpha must be above -d ({-self.d!r}); got {self.alpha!r}")
+
+    @classmethod
+    def of_entropy(cls, h: float, gamma: float) -> PitmanYor:
+        """From the expected entropy ``h`` (nats, > 0) and tail complexity ``gamma`` (at most 1)."""
+        if not h > 0:
+            raise ValueError(f"h must be positive (nats); got {h!r}")
+        if not gamma < 1:
+            raise ValueError(f"gamma must be below 1; got {gamma!r}")
+        d = 1.0 - inverse_digamma(digamma(1.0) - h * gamma)
+        alpha = inverse_digamma(h * (1.0 - gamma) + digamma(1.0)) - 1.0
+        return cls(float(d), float(alpha))
+
+    @property
+    def h(self) -> float:
+        """Expected Shannon entropy of the set frequencies, in nats."""
+        return float(digamma(self.alpha + 1.0) - digamma(1.0 - self.d))
+
+    @property
+    def gamma(self) -> float:
+        return float((digamma(1.0) - digamma(1.0 - self.d)) / self.h)
+
+    def correctness(self, n):
+        """Expected correctness E[κ(n)], n ≥ 1 (1 at n = 1), element-wise."""
+        n = _sizes(n)
+        d, alpha = self.d, self.alpha
+        if abs(d) < 1e-9:
+            result = np.where(n > 1, alpha * digamma_difference(alpha, n) / n, 1.0) if alpha > 0 else np.where(n > 1, 0.0, 1.0)
+        else:
+            if alpha >= _STIRLING_FROM:  # log(R / α) in closed form: the log α parts cancel exactly
+                log_r_over_alpha = _excess(alpha + d, 1.0 - d) + _excess(alpha + n, d) + (1.0 - d) * np.log1p(d / alpha) + d * np.log1p(n / alpha)
+                excess = np.expm1(log_r_over_alpha) * alpha
+            else:
+                log_r = log_gamma_ratio(alpha + d, 1.0 - d) + log_gamma_ratio(alpha + n, d)
+                excess = np.expm1(log_r - np.log(alpha)) * alpha if alpha > 0 else np.exp(log_r) - alpha
+            result = excess / (n * d)
+        return _out(np.clip(np.where(n > 1, result, 1.0), 0.0, 1.0))
+
+    def uniqueness(self, n):
+        """Expected share of records alone in their anonymity set among n, element-wise."""
+        n = _sizes(n)
+        alpha, d = self.alpha, self.d
+        if alpha >= _STIRLING_FROM:  # the log α parts cancel in closed form
+            log_u = _excess(alpha + d, 1.0 - d) + _excess(alpha + n, d - 1.0) + (1.0 - d) * (np.log1p(d / alpha) - np.log1p(n / alpha))
+        else:
+            log_u = log_gamma_ratio(alpha + d, 1.0 - d) + log_gamma_ratio(alpha + n, d - 1.0)
+        return _out(np.clip(np.where(n > 1, np.exp(log_u), 1.0), 0.0, 1.0))
+
+    def k_violations(self, n, k: int):
+        """Expected share of records in anonymity sets of fewer than ``k`` records among n (k ≥ 2)."""
+        if k < 2:
+            raise ValueError(f"k must be at least 2; got {k!r}")
+        n = _sizes(n)
+        total = np.zeros_like(n)
+        for m in range(k - 1):  # the record's set holds m others: a beta-binomial term
+            possible = n - 1 >= m
+            others = np.where(possible, n - 1, m)
+            log_choose = log_gamma_ratio(others - m + 1.0, float(m)) - gammaln(m + 1.0)
+            log_term = (
+                log_choose
+                + log_gamma_ratio(1.0 - self.d, float(m))
+                + log_gamma_ratio(self.alpha + n, self.d - 1.0 - m)
+                + log_gamma_ratio(self.alpha + self.d, 1.0 - self.d)
+            )
+            total += np.where(possible, np.exp(log_term), 0.0)
+        return _out(np.clip(total, 0.0, 1.0))
+
+
+def _sizes(n) -> np.ndarray:
+    n = np.asarray(n, dtype=float)
+    if np.any(~np.isfinite(n)) or np.any(n < 1):
+        raise ValueError("population sizes must be at least 1")
+    return n
+
+
+def _out(values: np.ndarray):
+    return float(values) if values.ndim == 0 else values

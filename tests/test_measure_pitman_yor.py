@@ -25,7 +25,7 @@ def test_two_measurements_forecast_ten_times_further():
     assert fit_correctness([100, 1000], [0.99, 0.80]).correctness(10_000) > 0.3  # γ kept in [0, 1] cannot follow
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(h=st.floats(0.5, 40.0), gamma=st.floats(0.0, 0.95))
 def test_parameters_round_trip_and_correctness_falls_with_n(h, gamma):
     model = PitmanYor.of_entropy(h, gamma)
@@ -34,9 +34,8 @@ def test_parameters_round_trip_and_correctness_falls_with_n(h, gamma):
     assert again.d == pytest.approx(model.d, abs=1e-9) and again.alpha == pytest.approx(model.alpha, rel=1e-6)
     sizes = np.geomspace(1, 1e10, 25)
     kappa = model.correctness(sizes)
-    # to ~1e-7 where κ is within 1e-6 of 1 (n tiny against α ~ 1e8, α (R/α − 1) loses digits): monotone to that
-    assert kappa[0] == 1.0 and np.all(np.diff(kappa) <= 1e-6) and np.all((kappa >= 0) & (kappa <= 1))
-    assert np.all(model.uniqueness(sizes) <= kappa + 1e-6)  # a unique record is identified
+    assert kappa[0] == 1.0 and np.all(np.diff(kappa) <= 1e-12) and np.all((kappa >= 0) & (kappa <= 1))
+    assert np.all(model.uniqueness(sizes) <= kappa + 1e-12)  # a unique record is identified
 
 
 def simulated(model: PitmanYor, n: int, runs: int, rng) -> np.ndarray:

@@ -21,6 +21,7 @@ _BUILT_IN = {
     "linkability": "alc_dask.families.linkability:Linkability",
     "inference": "alc_dask.families.inference:Inference",
     "membership": "alc_dask.families.membership:Membership",
+    "identification": "alc_dask.families.identification:Identification",
 }
 
 

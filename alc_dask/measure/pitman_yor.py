@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import digamma, gammaln, polygamma
+from scipy.special import digamma, exprel, gammaln, polygamma
 
 _STIRLING_FROM = 10.0
 
@@ -45,9 +45,13 @@ def log_gamma_ratio(z, m):
 
 
 def _excess(z, m):
-    """``log Γ(z+m) − log Γ(z) − m log z`` for z ≥ 10 (Stirling), small when m is small against z."""
+    """``log Γ(z+m) − log Γ(z) − m log z`` for z ≥ 10, about m(m−1)/2z. From z = 1e3 the
+    Bernoulli-polynomial series of the difference, exact relative to its own size; below, the
+    difference of Stirling's series."""
     z, m = np.asarray(z, dtype=float), np.asarray(m, dtype=float)
-    return (z + m - 0.5) * np.log1p(m / z) - m + _series(z + m) - _series(z)
+    series = m * (m - 1.0) / (2.0 * z) - m * (m - 0.5) * (m - 1.0) / (6.0 * z**2) + (m * (m - 1.0)) ** 2 / (12.0 * z**3)
+    stirling = (z + m - 0.5) * np.log1p(m / z) - m + _series(z + m) - _series(z)
+    return np.where(z >= 1e3, series, stirling)
 
 
 def _series(x):
@@ -113,6 +117,13 @@ class PitmanYor:
         d, alpha = self.d, self.alpha
         if abs(d) < 1e-9:
             result = np.where(n > 1, alpha * digamma_difference(alpha, n) / n, 1.0) if alpha > 0 else np.where(n > 1, 0.0, 1.0)
+        elif abs(d) < 1e-4 and alpha > 0:  # log(R/α) = d Δψ + d²/2 Δψ' + d³/6 Δψ'': no division of a rounding error by d
+            per_d = (
+                digamma_difference(alpha, n)
+                + d / 2.0 * (polygamma(1, alpha + n) - polygamma(1, alpha))
+                + d**2 / 6.0 * (polygamma(2, alpha + n) - polygamma(2, alpha))
+            )
+            result = alpha * per_d * exprel(d * per_d) / n
         else:
             if alpha >= _STIRLING_FROM:  # log(R / α) in closed form: the log α parts cancel exactly
                 log_r_over_alpha = _excess(alpha + d, 1.0 - d) + _excess(alpha + n, d) + (1.0 - d) * np.log1p(d / alpha) + d * np.log1p(n / alpha)

@@ -51,7 +51,8 @@ def fit_correctness(n, kappa, allow_negative_gamma: bool = False, start=START) -
             return 1e6
         return float(np.sum(weights * (model.correctness(n) - kappa) ** 2))
 
-    result = minimize(loss, np.asarray(start, dtype=float), method="Nelder-Mead", options={"xatol": 1e-8, "fatol": 1e-12, "maxiter": 4000})
+    bounds = [(1e-6, None), (low, 1.0 - 1e-9)]
+    result = minimize(loss, np.asarray(start, dtype=float), method="Nelder-Mead", bounds=bounds, options={"xatol": 1e-8, "fatol": 1e-12, "maxiter": 4000})
     model = _model(*result.x, low)
     return Fit("PYC-MB", model, bool(result.success and model is not None), str(result.message))
 
@@ -67,7 +68,10 @@ def fit_profile(set_sizes, set_counts, allow_negative_gamma: bool = False, start
         model = _model(*params, low)
         return 1e300 if model is None else -partition_log_likelihood(model, sizes, counts)
 
-    result = minimize(negative_log_likelihood, np.asarray(start, dtype=float), method="Nelder-Mead", options={"xatol": 1e-8, "fatol": 1e-9, "maxiter": 4000})
+    bounds = [(1e-6, None), (low, 1.0 - 1e-9)]
+    result = minimize(
+        negative_log_likelihood, np.asarray(start, dtype=float), method="Nelder-Mead", bounds=bounds, options={"xatol": 1e-8, "fatol": 1e-9, "maxiter": 4000}
+    )
     model = _model(*result.x, low)
     return Fit("MAP", model, bool(result.success and model is not None), str(result.message))
 

@@ -109,6 +109,20 @@ def precision_recall_by_skew(curves: dict[str, tuple[np.ndarray, np.ndarray, flo
     return _png(fig)
 
 
+def correctness_forecasts(curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]]) -> bytes:
+    """Per quasi-identifier set (label -> (measured sizes, measured κ, forecast sizes, forecast κ,
+    population)): measured points and the fitted curve up to the population, size on a log axis."""
+    fig, ax = _figure(7.5, 5)
+    for colour, (label, (sizes, kappa, grid, forecast, population)) in zip(_colours(len(curves)), curves.items()):
+        ax.plot(grid, forecast, color=colour, label=f"{label} (forecast)")
+        ax.scatter(sizes, kappa, color=colour, s=16, edgecolors="black", linewidths=0.4, zorder=3)
+        ax.axvline(population, color=colour, linestyle=":", linewidth=0.8)
+    ax.set(xscale="log", xlabel="people matched against (n)", ylabel="correctness κ(n): share identified correctly", ylim=(-0.02, 1.02))
+    ax.set_title("Identification: measured (dots) and forecast to the population (dotted line)")
+    ax.legend(loc="lower left", fontsize="small", framealpha=0.7)
+    return _png(fig)
+
+
 def _colours(count: int) -> list:
     from matplotlib import colormaps
 

@@ -25,9 +25,16 @@ class Section:
 
 def section_for(family: str, scores: pd.DataFrame) -> Section:
     """The section of ``family`` for its successful evaluations in ``scores``."""
-    from alc_dask.report.sections import alc, generic, membership, wp29
+    from alc_dask.report.sections import alc, generic, identification, membership, wp29
 
-    builders = {"alc": alc.section, "singling_out": wp29.section, "linkability": wp29.section, "inference": wp29.section, "membership": membership.section}
+    builders = {
+        "alc": alc.section,
+        "singling_out": wp29.section,
+        "linkability": wp29.section,
+        "inference": wp29.section,
+        "membership": membership.section,
+        "identification": identification.section,
+    }
     builder = builders.get(family, generic.section)
     return builder(family, scores[[c for c in scores.columns if c in _columns_of(family)]])
 

@@ -1,0 +1,100 @@
+"""Identification at population scale: anonymity sets counted in one pass over partitions match a
+direct count, the family forecasts with the scaling law, and bad input is named."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster
+
+from alc_dask.anonymity_sets import anonymity_sets
+from alc_dask.data import Release, ScenarioError
+from alc_dask.data.partitioned import partition_table
+from alc_dask.families.identification import Identification
+from alc_dask.measure.pitman_yor import PitmanYor
+from alc_dask.report import summarize
+from alc_dask.synthetic import make_population
+
+QUASI = ["age", "sex", "region", "education"]
+
+
+@pytest.fixture(scope="module")
+def people():
+    return make_population(6000, seed=9)
+
+
+def test_the_whole_table_matches_a_direct_count(people):
+    release = Release.load(people, [people])
+    curves = anonymity_sets(release.original, QUASI, seed=1, repeats=2)
+    sizes = people.groupby(QUASI, dropna=False).size()
+    assert curves.records[:, -1].tolist() == [6000, 6000]
+    assert curves.correctness[:, -1] == pytest.approx(len(sizes) / 6000)
+    assert curves.uniqueness[:, -1] == pytest.approx((sizes == 1).sum() / 6000)
+    assert dict(zip(curves.profile_sizes, curves.profile_counts)) == sizes.value_counts().to_dict()
+    assert curves.k_violations(5) == pytest.approx(sizes[sizes < 5].sum() / 6000)
+    assert np.all(np.diff(curves.records, axis=1) >= 0)  # nested subsamples
+    kappa = curves.correctness[:, curves.records.min(axis=0) >= 1]
+    assert kappa[:, 0] == pytest.approx(1.0) and kappa[0, -1] < kappa[0, 1]
+
+
+def test_a_subsample_level_matches_a_direct_count_of_its_rows(people):
+    """Level g holds exactly the rows whose priority is below n_g / N: recount them directly."""
+    from alc_dask.anonymity_sets import _unit, geometric_levels
+
+    release = Release.load(people, [people])
+    curves = anonymity_sets(release.original, QUASI, seed=4, repeats=1, levels=12)
+    grid = geometric_levels(6000, 12)
+    priority = _unit(np.arange(6000, dtype=np.uint64), 4, 0)
+    for g in (5, 8, 10):
+        chosen = people[priority < grid[g] / 6000]
+        sizes = chosen.groupby(QUASI, dropna=False).size()
+        assert curves.records[0, g] == len(chosen)
+        assert curves.sets[0, g] == len(sizes) and curves.singletons[0, g] == (sizes == 1).sum()
+
+
+def test_partitions_on_a_cluster_give_the_same_curves(people):
+    release = Release.load(people, [people])
+    whole = anonymity_sets(release.original, QUASI, seed=3, repeats=3)
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        parted = anonymity_sets(partition_table(release.original, 700, client=client), QUASI, seed=3, repeats=3, buckets=5)
+    for name in ("records", "sets", "singletons", "profile_sizes", "profile_counts"):
+        np.testing.assert_array_equal(getattr(parted, name), getattr(whole, name))
+
+
+def test_the_family_forecasts_a_pitman_yor_population():
+    """A table drawn from a known Pitman-Yor population: the forecast at 20x its size is close to the law's."""
+    truth = PitmanYor.of_entropy(7.0, 0.3)
+    rng = np.random.default_rng(5)
+    sets = []
+    for i in range(5000):
+        if rng.random() < (truth.alpha + truth.d * len(sets)) / (i + truth.alpha):
+            sets.append(1)
+        else:
+            weights = np.array(sets) - truth.d
+            chosen = rng.choice(len(sets), p=weights / weights.sum())
+            sets[chosen] += 1
+    table = pd.DataFrame({"set": rng.permutation(np.repeat(np.arange(len(sets)), sets)).astype(str), "other": "x"})
+    release = Release.load(table, [table], columns={"set": "categorical"})
+    for fit in ("measurements", "profile"):
+        measures = Identification(quasi_identifiers=["set"], population=100_000, fit=fit).evaluate(release, seed=0).measures
+        assert measures["fit_converged"] and measures["kappa_population"] == pytest.approx(truth.correctness(100_000), abs=0.03)
+        assert measures["kappa_table"] == pytest.approx(len(sets) / 5000)
+    assert measures["kappa_population_low"] != measures["kappa_population_low"]  # MAP: one fit, no spread over repeats
+    section = summarize(pd.DataFrame([{**measures, "status": "ok", "family": "identification", "release": "r", "scenario_id": "id-1"}])).section(
+        "Identification"
+    )
+    assert "would be identified correctly" in section.notes[0] and len(section.figures) == 1
+
+
+def test_bad_input_is_named(people):
+    release = Release.load(people, [people])
+    with pytest.raises(ValueError, match="quasi_identifiers"):
+        Identification(quasi_identifiers=[], population=10**6)
+    with pytest.raises(ScenarioError, match=r"quasi_identifiers: \['shoe_size'\] are not columns"):
+        Identification(quasi_identifiers=["age", "shoe_size"], population=10**6).check(release)
+    with pytest.raises(ScenarioError, match="population: 1000 is smaller than the 6000 records"):
+        Identification(quasi_identifiers=["age"], population=1000).check(release)
+    with pytest.raises(ValueError, match="quasi-identifiers: the set is empty"):
+        anonymity_sets(release.original, [])

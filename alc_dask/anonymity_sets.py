@@ -124,7 +124,7 @@ def _two_lowest(key: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.ndar
     """Per distinct key (sorted): its lowest level and its second lowest (``NEVER`` if it has one row)."""
     order = np.lexsort((level, key))
     key, level = key[order], level[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.empty(0, dtype=np.int64)
     has_second = np.r_[starts[1:], len(key)] - starts > 1
     second = np.full(len(starts), NEVER, dtype=np.int32)
     second[has_second] = level[starts[has_second] + 1]

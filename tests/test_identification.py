@@ -88,6 +88,13 @@ def test_the_family_forecasts_a_pitman_yor_population():
     assert "would be identified correctly" in section.notes[0] and len(section.figures) == 1
 
 
+def test_few_distinct_values_leave_buckets_empty():
+    """Three quasi-identifier values in sixteen buckets: most buckets hold none."""
+    table = pd.DataFrame({"q": ["a", "b", "c"] * 40, "other": range(120)})
+    curves = anonymity_sets(Release.load(table, [table]).original, ["q"], repeats=2, buckets=16)
+    assert curves.sets[:, -1].tolist() == [3, 3] and curves.correctness[0, -1] == pytest.approx(3 / 120)
+
+
 def test_bad_input_is_named(people):
     release = Release.load(people, [people])
     with pytest.raises(ValueError, match="quasi_identifiers"):

@@ -55,7 +55,8 @@ def _excess(z, m):
 
 
 def _series(x):
-    return 1.0 / (12.0 * x) - 1.0 / (360.0 * x**3) + 1.0 / (1260.0 * x**5)
+    with np.errstate(over="ignore"):  # x**5 overflows past 1e61: its term is 0 there
+        return 1.0 / (12.0 * x) - 1.0 / (360.0 * x**3) + 1.0 / (1260.0 * x**5)
 
 
 def digamma_difference(x: float, n):

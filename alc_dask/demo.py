@@ -30,10 +30,14 @@ WP29 = [
 MEMBERSHIP = [{"family": "membership", "attack": attack, "population": 500_000} for attack in ("closest_distance", "distance_ratio")]
 """Who is in the data, for an attacker whose targets come from a town of 500 000 people."""
 
+IDENTIFICATION = [{"family": "identification", "quasi_identifiers": ["age", "sex", "region"], "population": 500_000}]
+"""How many of the town's people a match on age, sex and region would identify correctly."""
+
 
 def demo_job(level: str) -> dict:
     """The demo's job for one release: every column as secret, sampled mostly-unique known sets,
-    singling out, linkability and inference against the control table, and membership inference."""
+    singling out, linkability and inference against the control table, membership inference and
+    identification at population scale."""
     return {
         "name": f"demo-{level}",
         "release": {"name": level, "original": "../data/original.parquet", "anonymized": [f"../data/{level}.parquet"], "control": "../data/control.parquet"},
@@ -42,6 +46,7 @@ def demo_job(level: str) -> dict:
             {"generate": "sampled_known", "per_secret": 2, "size": 3, "min_unique": 0.5},
             *WP29,
             *MEMBERSHIP,
+            *IDENTIFICATION,
         ],
         "baselines": ["ml"],
         "baseline_settings": {"candidates": ["majority", "logistic_regression", "random_forest"], "trees": 30},

@@ -105,3 +105,35 @@ def test_bad_input_is_named(people):
         Identification(quasi_identifiers=["age"], population=1000).check(release)
     with pytest.raises(ValueError, match="quasi-identifiers: the set is empty"):
         anonymity_sets(release.original, [])
+
+
+def test_a_job_samples_quasi_identifier_sets(tmp_path, people):
+    import yaml
+
+    from alc_dask.engine import prepare_release
+    from alc_dask.jobs import JobSpecError, expand, load_job
+
+    people.to_parquet(tmp_path / "original.parquet")
+    job = {"name": "id", "release": {"original": "original.parquet", "anonymized": ["original.parquet"]}, "output": "out", "seed": 3}
+    job["scenarios"] = [{"generate": "quasi_identifier_sets", "count": 3, "size": 2, "columns": QUASI, "population": 100_000}]
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(job))
+    spec = load_job(tmp_path / "job.yaml")
+    scenarios = expand(spec, prepare_release(spec))
+    sets = [s.params.quasi_identifiers for s in scenarios]
+    assert len(sets) == 3 == len(set(sets)) and all(len(q) == 2 and set(q) <= set(QUASI) and list(q) == sorted(q) for q in sets)
+    assert all(s.family.name == "identification" and s.params.population == 100_000 for s in scenarios)
+    assert [s.params.quasi_identifiers for s in expand(spec, prepare_release(spec))] == sets  # seeded
+    job["scenarios"][0] |= {"population": 10}
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(job))
+    with pytest.raises(JobSpecError, match=r"scenarios\[0\].*population: 10 is smaller than the 6000 records"):
+        spec = load_job(tmp_path / "job.yaml")
+        expand(spec, prepare_release(spec))
+
+
+def test_a_fit_that_does_not_converge_is_reported(people, monkeypatch):
+    from alc_dask.families import identification
+    from alc_dask.measure.scaling_fits import Fit
+
+    monkeypatch.setattr(identification, "fit_correctness", lambda *a: Fit("PYC-MB", PitmanYor.of_entropy(5.0, 0.2), False, "Maximum number of iterations has been exceeded."))
+    measures = Identification(quasi_identifiers=QUASI, population=10**6).evaluate(Release.load(people, [people]), seed=0).measures
+    assert not measures["fit_converged"] and "did not converge (Maximum number of iterations" in measures["warning"]

@@ -20,7 +20,7 @@ from alc_dask.families import DEFAULT_FAMILY, EvaluationFamily, get_family
 from alc_dask.families.alc import AlcFamily, AlcSettings
 from alc_dask.jobs.errors import JobSpecError
 from alc_dask.jobs.paper import missing_entries, paper_secrets, read_paper_jobs, select_paper_entries
-from alc_dask.jobs.spec import EachColumn, ExplicitScenario, FamilyScenario, JobSpec, PaperProtocol, SampledKnown
+from alc_dask.jobs.spec import EachColumn, ExplicitScenario, FamilyScenario, JobSpec, PaperProtocol, QuasiIdentifierSets, SampledKnown
 from alc_dask.targets import select_rows
 
 
@@ -100,6 +100,11 @@ def _evaluations(spec: JobSpec, release: Release):
         where = f"scenarios[{i}]"
         if isinstance(entry, FamilyScenario):
             yield _checked_family(entry, release, where), where, None
+            continue
+        if isinstance(entry, QuasiIdentifierSets):
+            for quasi in sample_quasi_identifier_sets(release, entry, spec.seed, where):
+                params = {"quasi_identifiers": quasi, "population": entry.population, "fit": entry.fit, "allow_negative_gamma": entry.allow_negative_gamma}
+                yield _checked_family(FamilyScenario(family="identification", **params), release, where), f"{where} quasi_identifier_sets", None
             continue
         produced = list(_entry_scenarios(spec, entry, release, where))
         if not produced:
@@ -202,6 +207,22 @@ def sample_known_sets(release: Release, secret: str, entry: SampledKnown, job_se
             break
     ranked = sorted(found.items(), key=lambda item: (-(item[1] >= entry.min_unique), -item[1], item[0]))
     return [(list(known), share) for known, share in ranked[: entry.per_secret]]
+
+
+def sample_quasi_identifier_sets(release: Release, entry: QuasiIdentifierSets, job_seed: int, where: str) -> list[list[str]]:
+    """Up to ``entry.count`` distinct sorted sets of ``entry.size`` columns (fewer when fewer exist)."""
+    pool = entry.columns or list(release.original.columns)
+    for i, name in enumerate(pool):
+        _check_column(release, name, f"{where}.columns[{i}]")
+    if entry.size > len(pool):
+        raise JobSpecError(f"{where}.size: {entry.size} is more than the {len(pool)} columns to draw from")
+    rng = np.random.default_rng([job_seed, entry.count, entry.size])
+    found: dict[tuple[str, ...], None] = {}
+    for _ in range(100 * entry.count):
+        found.setdefault(tuple(sorted(rng.choice(pool, entry.size, replace=False).tolist())), None)
+        if len(found) == entry.count:
+            break
+    return [list(quasi) for quasi in found]
 
 
 def unique_share(release: Release, columns) -> float:

@@ -123,6 +123,20 @@ class SampledKnown(AlcEntry):
     secrets: Annotated[list[str], Field(min_length=1)] | None = None
 
 
+class QuasiIdentifierSets(Strict):
+    """``count`` sets of ``size`` quasi-identifiers drawn at random (seeded by the job seed) from
+    ``columns`` (default: every column), each an evaluation of the ``identification`` family with
+    the other keys as its parameters."""
+
+    generate: Literal["quasi_identifier_sets"]
+    count: Annotated[int, Field(ge=1)] = 4
+    size: Annotated[int, Field(ge=1)] = 4
+    columns: Annotated[list[str], Field(min_length=1)] | None = None
+    population: Annotated[int, Field(ge=1)]
+    fit: Literal["measurements", "profile"] = "measurements"
+    allow_negative_gamma: bool = False
+
+
 class PaperProtocol(AlcEntry):
     """The paper's experiment: entries of its jobs.json for one dataset, each with its first
     ``secrets_per_entry`` shuffled non-known columns as secrets. ``approach`` ours attacks with the
@@ -153,8 +167,11 @@ ScenarioEntry = Annotated[
     | Annotated[EachColumn, Tag("each_column")]
     | Annotated[SampledKnown, Tag("sampled_known")]
     | Annotated[PaperProtocol, Tag("paper")]
+    | Annotated[QuasiIdentifierSets, Tag("quasi_identifier_sets")]
     | Annotated[FamilyScenario, Tag("family")],
-    Discriminator(_scenario_kind, custom_error_type="scenario_kind", custom_error_message="generate must be each_column, sampled_known or paper"),
+    Discriminator(
+        _scenario_kind, custom_error_type="scenario_kind", custom_error_message="generate must be each_column, sampled_known, paper or quasi_identifier_sets"
+    ),
 ]
 
 

@@ -37,11 +37,16 @@ def section(family: str, scores: pd.DataFrame) -> Section:
     ranked = scores.sort_values(["kappa_population", "scenario_id"], ascending=[False, True]).reset_index(drop=True)
     table = ranked.reindex(columns=COLUMNS).assign(quasi_identifiers=[", ".join(json.loads(q)) for q in ranked["quasi_identifiers"]])
     table[["n_rows", "population", "k"]] = table[["n_rows", "population", "k"]].astype("Int64")
+    several = {"release": ranked["release"].nunique() > 1, "fit_method": ranked["fit_method"].nunique() > 1}
+    labels = [
+        label + "".join(f" ({getattr(row, field)})" for field, shown in several.items() if shown)
+        for row, label in zip(ranked.itertuples(), table["quasi_identifiers"])
+    ]
     curves = {}
-    for row, label in zip(ranked.itertuples(), table["quasi_identifiers"]):
+    for row, label in zip(ranked.itertuples(), labels):
         grid = np.geomspace(1, row.population, 200)
         forecast = PitmanYor.of_entropy(row.h, row.gamma).correctness(grid) if np.isfinite(row.h) else np.full(len(grid), np.nan)
-        curves[f"{label} ({row.release})" if ranked["release"].nunique() > 1 else label] = (
+        curves[label] = (
             np.asarray(row.curve_sizes),
             np.asarray(row.curve_kappa),
             grid,
@@ -50,7 +55,7 @@ def section(family: str, scores: pd.DataFrame) -> Section:
         )
     notes = tuple(
         f"{label}: {row.kappa_population:.1%} of {row.population:,} people would be identified correctly (measured {row.kappa_table:.1%} among the table's {row.n_rows:,})."
-        for row, label in zip(ranked.itertuples(), table["quasi_identifiers"])
+        for row, label in zip(ranked.itertuples(), labels)
     )
     return Section(
         "Identification at population scale",

@@ -134,6 +134,8 @@ def test_a_fit_that_does_not_converge_is_reported(people, monkeypatch):
     from alc_dask.families import identification
     from alc_dask.measure.scaling_fits import Fit
 
-    monkeypatch.setattr(identification, "fit_correctness", lambda *a: Fit("PYC-MB", PitmanYor.of_entropy(5.0, 0.2), False, "Maximum number of iterations has been exceeded."))
+    monkeypatch.setattr(
+        identification, "fit_correctness", lambda *a: Fit("PYC-MB", PitmanYor.of_entropy(5.0, 0.2), False, "Maximum number of iterations has been exceeded.")
+    )
     measures = Identification(quasi_identifiers=QUASI, population=10**6).evaluate(Release.load(people, [people]), seed=0).measures
     assert not measures["fit_converged"] and "did not converge (Maximum number of iterations" in measures["warning"]

@@ -54,7 +54,7 @@ def section(family: str, scores: pd.DataFrame) -> Section:
             row.population,
         )
     notes = tuple(
-        f"{label}: {row.kappa_population:.1%} of {row.population:,} people would be identified correctly (measured {row.kappa_table:.1%} among the table's {row.n_rows:,})."
+        f"{label}: {row.kappa_population:.1%} of {int(row.population):,} people would be identified correctly (measured {row.kappa_table:.1%} among the table's {int(row.n_rows):,})."
         for row, label in zip(ranked.itertuples(), labels)
     )
     return Section(

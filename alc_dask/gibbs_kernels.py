@@ -1,0 +1,263 @@
+"""Numba kernels of the Bayesian model of group-anonymized tables (seed 002 §III, §V).
+
+Parameters are laid out flat: the quasi-identifiers' values side by side on one axis of
+``V = sum of the domain sizes`` (attribute ``a`` holds ``offsets[a]:offsets[a + 1]``), so
+``phi[s, offsets[a] + v]`` is π(value v of a | sensitive s) and ``theta[s]`` is π(s). The model
+is naive Bayes: the quasi-identifiers are independent given the sensitive value.
+
+Each kernel seeds Numba's generator (one per thread) at its start, so a chain is the same on
+any worker. The chains are Gibbs samplers over (π, hidden table):
+
+- generalized tables: given π, every row's hidden values are independent draws within its cells
+  (eq. 36), so only their counts matter to the next π; rows alike (same sensitive value and cell)
+  are drawn together as one multinomial.
+- Anatomy: the hidden table is a permutation of each group's quasi-identifier tuples; one
+  Metropolis swap of two tuples per group and sweep (eq. 37, symmetric proposal).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(nogil=True, cache=True)
+def _draw_phi(counts, beta, offsets, phi):
+    """phi[s, a-block] ~ Dirichlet(beta + counts[s, a-block]) for every s and attribute (eq. 32)."""
+    n_sensitive = counts.shape[0]
+    for s in range(n_sensitive):
+        for a in range(offsets.shape[0] - 1):
+            total = 0.0
+            for v in range(offsets[a], offsets[a + 1]):
+                draw = np.random.gamma(beta + counts[s, v], 1.0)
+                phi[s, v] = draw
+                total += draw
+            for v in range(offsets[a], offsets[a + 1]):
+                phi[s, v] /= total
+
+
+@numba.njit(nogil=True, cache=True)
+def _draw_theta(sensitive_counts, alpha, theta):
+    total = 0.0
+    for s in range(theta.shape[0]):
+        theta[s] = np.random.gamma(alpha + sensitive_counts[s], 1.0)
+        total += theta[s]
+    for s in range(theta.shape[0]):
+        theta[s] /= total
+
+
+@numba.njit(nogil=True, cache=True)
+def generalized_chain(
+    seed, iterations, burn_in, thin, alpha, beta, offsets, sensitive_counts, combo_s, combo_values_start, combo_values_end, combo_count, cell_values
+):
+    """A chain on a generalized table; returns the kept draws of theta (m, S) and phi (m, S, V).
+
+    A combo is rows sharing a sensitive value ``combo_s`` and one attribute's cell: they hold
+    ``combo_count`` hidden values, drawn among ``cell_values[combo_values_start:combo_values_end]``
+    (flat value indices) with probability proportional to phi.
+    """
+    np.random.seed(seed)
+    n_sensitive, n_values = sensitive_counts.shape[0], offsets[-1]
+    kept = max(0, (iterations - burn_in) // thin)
+    thetas = np.empty((kept, n_sensitive))
+    phis = np.empty((kept, n_sensitive, n_values))
+    counts = np.zeros((n_sensitive, n_values))
+    phi = np.empty((n_sensitive, n_values))
+    theta = np.empty(n_sensitive)
+    _draw_phi(counts, beta, offsets, phi)  # a first π from the prior
+    stored = 0
+    for iteration in range(iterations):
+        counts[:] = 0.0
+        for c in range(combo_s.shape[0]):
+            s, start, end = combo_s[c], combo_values_start[c], combo_values_end[c]
+            remaining = combo_count[c]
+            if end - start == 1:
+                counts[s, cell_values[start]] += remaining
+                continue
+            mass = 0.0
+            for i in range(start, end):
+                mass += phi[s, cell_values[i]]
+            for i in range(start, end - 1):
+                if remaining == 0:
+                    break
+                p = phi[s, cell_values[i]]
+                drawn = np.random.binomial(remaining, min(1.0, p / mass)) if mass > 0 else 0
+                counts[s, cell_values[i]] += drawn
+                remaining -= drawn
+                mass -= p
+            counts[s, cell_values[end - 1]] += remaining
+        _draw_phi(counts, beta, offsets, phi)
+        if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:
+            _draw_theta(sensitive_counts, alpha, theta)
+            thetas[stored] = theta
+            phis[stored] = phi
+            stored += 1
+    return thetas, phis
+
+
+@numba.njit(nogil=True, cache=True)
+def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensitive_counts, group_offsets, sensitive, qi, slot_offsets, swaps):
+    """A chain on an Anatomy table; returns kept theta (m, S), phi (m, S, V), the acceptance rate, and
+    per row j and slot q of its group how many sweeps after burn-in gave row j the group's q-th tuple
+    (flat, row j's slots at ``slot_offsets[j]``)."""
+    np.random.seed(seed)
+    n_sensitive, n_values = sensitive_counts.shape[0], offsets[-1]
+    n_rows, n_attributes = qi.shape
+    kept = max(0, (iterations - burn_in) // thin)
+    thetas = np.empty((kept, n_sensitive))
+    phis = np.empty((kept, n_sensitive, n_values))
+    slot_counts = np.zeros(slot_offsets[-1], dtype=np.int64)
+    assign = np.arange(n_rows)  # row j holds tuple qi[assign[j]], always of its own group
+    counts = np.zeros((n_sensitive, n_values))
+    for j in range(n_rows):
+        for a in range(n_attributes):
+            counts[sensitive[j], offsets[a] + qi[j, a]] += 1.0
+    phi = np.empty((n_sensitive, n_values))
+    theta = np.empty(n_sensitive)
+    proposed = accepted = 0
+    stored = 0
+    for iteration in range(iterations):
+        _draw_phi(counts, beta, offsets, phi)
+        for g in range(group_offsets.shape[0] - 1):
+            start, size = group_offsets[g], group_offsets[g + 1] - group_offsets[g]
+            if size < 2:
+                continue
+            for _ in range(swaps):
+                p = start + np.random.randint(size)
+                q = start + np.random.randint(size - 1)
+                if q >= p:
+                    q += 1
+                sp, sq = sensitive[p], sensitive[q]
+                proposed += 1
+                if sp == sq:
+                    accepted += 1  # the same likelihood: always accepted, nothing changes in the counts
+                    assign[p], assign[q] = assign[q], assign[p]
+                    continue
+                x, y = assign[p], assign[q]
+                ratio = 1.0
+                for a in range(n_attributes):
+                    vx, vy = offsets[a] + qi[x, a], offsets[a] + qi[y, a]
+                    ratio *= (phi[sp, vy] * phi[sq, vx]) / (phi[sp, vx] * phi[sq, vy])
+                if ratio >= 1.0 or np.random.random() < ratio:
+                    accepted += 1
+                    assign[p], assign[q] = y, x
+                    for a in range(n_attributes):
+                        vx, vy = offsets[a] + qi[x, a], offsets[a] + qi[y, a]
+                        counts[sp, vx] -= 1.0
+                        counts[sp, vy] += 1.0
+                        counts[sq, vy] -= 1.0
+                        counts[sq, vx] += 1.0
+        if iteration >= burn_in:
+            for g in range(group_offsets.shape[0] - 1):
+                start, size = group_offsets[g], group_offsets[g + 1] - group_offsets[g]
+                for j in range(start, start + size):
+                    slot_counts[slot_offsets[j] + assign[j] - start] += 1
+            if (iteration - burn_in) % thin == thin - 1 and stored < kept:
+                _draw_theta(sensitive_counts, alpha, theta)
+                thetas[stored] = theta
+                phis[stored] = phi
+                stored += 1
+    return thetas, phis, accepted / max(proposed, 1), slot_counts
+
+
+@numba.njit(nogil=True, cache=True)
+def learner_posterior(thetas, phis, offsets, tuples):
+    """p_L(s | r) for each tuple r (rows of codes per attribute): the mean over draws of
+    θ_s Π_a φ(r_a | s) normalised over s (eq. 24). A tuple with a code < 0 gets NaN."""
+    n_draws, n_sensitive = thetas.shape
+    n_tuples, n_attributes = tuples.shape
+    out = np.zeros((n_tuples, n_sensitive))
+    weights = np.empty(n_sensitive)
+    for u in range(n_tuples):
+        outside = False
+        for a in range(n_attributes):
+            outside |= tuples[u, a] < 0
+        if outside:
+            out[u, :] = np.nan
+            continue
+        for m in range(n_draws):
+            total = 0.0
+            for s in range(n_sensitive):
+                w = thetas[m, s]
+                for a in range(n_attributes):
+                    w *= phis[m, s, offsets[a] + tuples[u, a]]
+                weights[s] = w
+                total += w
+            for s in range(n_sensitive):
+                out[u, s] += weights[s] / total
+        for s in range(n_sensitive):
+            out[u, s] /= n_draws
+    return out
+
+
+@numba.njit(nogil=True, cache=True)
+def learner_joint(thetas, phis, offsets, tuples, sensitive):
+    """p_L(s, r) for each pair (eq. 23): the mean over draws of θ_s Π_a φ(r_a | s)."""
+    n_draws = thetas.shape[0]
+    n_pairs, n_attributes = tuples.shape
+    out = np.zeros(n_pairs)
+    for i in range(n_pairs):
+        s = sensitive[i]
+        for m in range(n_draws):
+            w = thetas[m, s]
+            for a in range(n_attributes):
+                w *= phis[m, s, offsets[a] + tuples[i, a]]
+            out[i] += w
+        out[i] /= n_draws
+    return out
+
+
+@numba.njit(nogil=True, cache=True)
+def covering_pairs(tuples, offsets, class_cells, covers):
+    """(tuple, class) pairs where every cell of the class covers the tuple's value.
+
+    class_cells (C, A): each class's cell per attribute (cells numbered across attributes);
+    covers[cell, offsets[a] + v]: whether the cell covers value v of its attribute a.
+    """
+    n_tuples, n_attributes = tuples.shape
+    pair_tuple = []
+    pair_class = []
+    for u in range(n_tuples):
+        for c in range(class_cells.shape[0]):
+            covered = True
+            for a in range(n_attributes):
+                v = tuples[u, a]
+                if v < 0 or not covers[class_cells[c, a], offsets[a] + v]:
+                    covered = False
+                    break
+            if covered:
+                pair_tuple.append(u)
+                pair_class.append(c)
+    return np.array(pair_tuple, dtype=np.int64), np.array(pair_class, dtype=np.int64)
+
+
+@numba.njit(nogil=True, cache=True)
+def generalized_attacker(phis, offsets, tuples, pair_tuple, pair_class, class_s, class_count, class_cells, cell_offsets, cell_values, n_sensitive):
+    """Σ_{rows j of sensitive s covering r} f(R_j = r | t*) per tuple r and s (Lemma 1, eq. 8),
+    Rao-Blackwellised: given π, f(R_j = r) = Π_a φ(r_a | s_j) / Σ_{x in cell_a} φ(x | s_j).
+
+    Cells are numbered across attributes; cell c holds the flat value indices
+    ``cell_values[cell_offsets[c]:cell_offsets[c + 1]]``.
+    """
+    n_draws = phis.shape[0]
+    n_attributes = tuples.shape[1]
+    out = np.zeros((tuples.shape[0], n_sensitive))
+    n_classes = class_s.shape[0]
+    norm = np.empty((n_classes, n_attributes))
+    for m in range(n_draws):
+        for c in range(n_classes):
+            s = class_s[c]
+            for a in range(n_attributes):
+                cell = class_cells[c, a]
+                total = 0.0
+                for i in range(cell_offsets[cell], cell_offsets[cell + 1]):
+                    total += phis[m, s, cell_values[i]]
+                norm[c, a] = total
+        for i in range(pair_tuple.shape[0]):
+            u, c = pair_tuple[i], pair_class[i]
+            s = class_s[c]
+            w = class_count[c]
+            for a in range(n_attributes):
+                w *= phis[m, s, offsets[a] + tuples[u, a]] / norm[c, a]
+            out[u, s] += w
+    return out

@@ -1,0 +1,163 @@
+"""The Bayesian model of group-anonymized tables (seed 002): measures, chains and posteriors.
+
+The 8-row example of the seed's Table I is built here by hand (its loading from files is tested in
+test_grouped_release.py), in the domain the seed's Table III is computed in: the values the
+original table holds.
+"""
+
+import numpy as np
+import pytest
+
+from alc_dask.data.grouped import GroupedTable
+from alc_dask.group_posterior import ChainSettings, Posterior, chain_seeds, run_chain, sample_chains
+from alc_dask.measure.relative_threat import (
+    absolute_error,
+    geweke_z,
+    global_threat,
+    ideal_parameters,
+    naive_bayes_posterior,
+    relative_global_threat,
+    relative_threat,
+    split_rhat,
+    threatened,
+)
+
+NATIONS = np.array(["China", "India", "Japan", "Malaysia"])
+ZIPS = np.array(["45501", "45502", "55503", "55504", "66601", "77701"])
+DISEASES = np.array(["Diabetes", "Flu", "HIV", "Heart", "Stomach"])
+DIABETES, FLU, HIV, HEART, STOMACH = range(5)
+# Table I(a): (nation, zip) codes and diseases of the 8 people
+ORIGINAL_QI = np.array([(3, 0), (2, 1), (2, 2), (2, 3), (0, 4), (2, 4), (1, 5), (3, 5)], dtype=np.int32)
+ORIGINAL_DISEASE = np.array([HEART, FLU, FLU, STOMACH, HIV, DIABETES, FLU, HEART], dtype=np.int32)
+GROUPS = np.array([0, 2, 4, 6, 8])
+
+
+def _offsets(cells):
+    return np.concatenate([[0], np.cumsum([len(c) for c in cells])]).astype(np.int64)
+
+
+def table_1b() -> GroupedTable:
+    """Table I(b): 2-anonymous, 2-diverse by local recoding."""
+    nation_cells = [[2, 3], [2], [0, 2], [1, 3]]  # {M, J}, Japan, {C, J}, {I, M}
+    zip_cells = [[0, 1], [2, 3], [4], [5]]  # 4550*, 5550*, 66601, 77701
+    cells = np.repeat(np.arange(4), 2)
+    return GroupedTable(
+        "generalized",
+        ("nation", "zip"),
+        "disease",
+        (NATIONS, ZIPS),
+        DISEASES,
+        GROUPS,
+        ORIGINAL_DISEASE.copy(),
+        np.column_stack([cells, cells]).astype(np.int32),
+        (_offsets(nation_cells), _offsets(zip_cells)),
+        (np.concatenate(nation_cells).astype(np.int32), np.concatenate(zip_cells).astype(np.int32)),
+        ORIGINAL_QI,
+        ORIGINAL_DISEASE,
+    )
+
+
+def table_1c() -> GroupedTable:
+    """Table I(c): Anatomy, the quasi-identifiers permuted within each group."""
+    qi = np.array([(2, 1), (3, 0), (2, 3), (2, 2), (2, 4), (0, 4), (3, 5), (1, 5)], dtype=np.int32)
+    return GroupedTable(
+        "anatomy", ("nation", "zip"), "disease", (NATIONS, ZIPS), DISEASES, GROUPS, ORIGINAL_DISEASE.copy(), qi, (), (), ORIGINAL_QI, ORIGINAL_DISEASE
+    )
+
+
+def posterior_of(grouped: GroupedTable, iterations: int = 40_000, chains: int = 2) -> Posterior:
+    settings = ChainSettings(iterations=iterations, burn_in=iterations // 8, thin=1)
+    return Posterior.build(grouped, sample_chains(grouped, settings, seed=3, chains=chains), grouped.original_qi)
+
+
+VICTIM = 0  # (Malaysia, 45501), the first person of Table I(a)
+
+
+@pytest.fixture(scope="module")
+def posterior_1b() -> Posterior:
+    return posterior_of(table_1b())
+
+
+def test_table_iii_attacker(posterior_1b):
+    p = posterior_1b.attacker[posterior_1b.rows_of(ORIGINAL_QI[[VICTIM]])[0]]
+    assert p[HEART] == pytest.approx(0.580, abs=0.02)
+    assert p[FLU] == pytest.approx(0.420, abs=0.02)
+    assert p[[DIABETES, HIV, STOMACH]].tolist() == [0, 0, 0]
+
+
+def test_table_iii_learner(posterior_1b):
+    p = posterior_1b.learner[posterior_1b.rows_of(ORIGINAL_QI[[VICTIM]])[0]]
+    expected = {HEART: 0.343, FLU: 0.317, STOMACH: 0.113, HIV: 0.114, DIABETES: 0.113}
+    for disease, value in expected.items():
+        assert p[disease] == pytest.approx(value, abs=0.02), DISEASES[disease]
+
+
+def test_table_iii_random_worlds_is_exact(posterior_1b):
+    p = posterior_1b.random_worlds[posterior_1b.rows_of(ORIGINAL_QI[[VICTIM]])[0]]
+    assert p.tolist() == [0.0, 0.5, 0.0, 0.5, 0.0]
+
+
+def test_anatomy_random_worlds_is_the_groups_frequencies():
+    posterior = posterior_of(table_1c(), iterations=4_000)
+    # (Japan, 55503) is in group 2 alone, with Flu and Stomach; (Japan, 66601) in group 3 with HIV, Diabetes
+    for victim, expected in ((2, {FLU: 0.5, STOMACH: 0.5}), (5, {HIV: 0.5, DIABETES: 0.5})):
+        p = posterior.random_worlds[posterior.rows_of(ORIGINAL_QI[[victim]])[0]]
+        assert {i: v for i, v in enumerate(p) if v} == expected
+        attacker = posterior.attacker[posterior.rows_of(ORIGINAL_QI[[victim]])[0]]
+        assert attacker.sum() == pytest.approx(1.0)
+        assert set(np.flatnonzero(attacker)) <= set(expected)
+
+
+def test_anatomy_attacker_learns_across_groups():
+    """Malaysians have Heart disease in group 4 (with an Indian of Flu): the attacker leans the
+    victim of group 1 to Heart as well, as in the horizontal case."""
+    posterior = posterior_of(table_1c())
+    p = posterior.attacker[posterior.rows_of(ORIGINAL_QI[[VICTIM]])[0]]
+    assert p[HEART] > 0.55 and p[HEART] + p[FLU] == pytest.approx(1.0)
+
+
+def test_chains_are_seeded():
+    settings = ChainSettings(iterations=300, burn_in=100, thin=10)
+    first, again = run_chain(table_1c(), settings, 7), run_chain(table_1c(), settings, 7)
+    other = run_chain(table_1c(), settings, 8)
+    assert np.array_equal(first.phis, again.phis) and np.array_equal(first.slot_counts, again.slot_counts)
+    assert not np.array_equal(first.phis, other.phis)
+    assert first.phis.shape == (20, 5, 10) and np.allclose(first.phis[:, :, :4].sum(axis=2), 1.0)
+    assert chain_seeds(0, 3) == chain_seeds(0, 3) and len(set(chain_seeds(0, 3))) == 3
+
+
+def test_ideal_distribution_closed_form():
+    """Eq. 20 with α = β = 1, naive Bayes: for the victim (Malaysia, 45501) and Heart,
+    θ = (1 + 2)/(5 + 8), φ_nation(M | Heart) = (1 + 2)/(4 + 2), φ_zip(45501 | Heart) = (1 + 1)/(6 + 2)."""
+    theta, phi = ideal_parameters(ORIGINAL_DISEASE, ORIGINAL_QI, np.array([4, 6]), 5)
+    offsets = np.array([0, 4, 10])
+    assert theta[HEART] == pytest.approx(3 / 13)
+    assert phi[HEART, 3] == pytest.approx(3 / 6) and phi[HEART, 4 + 0] == pytest.approx(2 / 8)
+    assert phi[STOMACH, 4 + 0] == pytest.approx(1 / 7)
+    joint = theta * phi[:, 3] * phi[:, 4]
+    assert naive_bayes_posterior(theta, phi, offsets, ORIGINAL_QI[[VICTIM]])[0] == pytest.approx(joint / joint.sum())
+
+
+def test_threat_measures():
+    p_attacker = np.array([[0.6, 0.4], [0.5, 0.5], [0.2, 0.8], [np.nan, np.nan]])
+    p_learner = np.array([[0.3, 0.7], [0.5, 0.5], [0.4, 0.6], [0.5, 0.5]])
+    truth = np.array([0, 1, 0, 0])
+    assert threatened(p_attacker, truth).tolist() == [1.0, 0.5, 0.0, 0.0]
+    assert global_threat(p_attacker, truth) == pytest.approx(1.5 / 4)
+    assert global_threat(p_learner, truth) == pytest.approx(1.0 / 4)  # ties: half a row twice
+    ti = relative_threat(p_attacker, p_learner, truth)
+    assert ti[0] == pytest.approx(2.0) and ti[1] == pytest.approx(1.0) and np.isnan(ti[2:]).all()
+    assert relative_global_threat(0.2, 0.3) == 0.0 and relative_global_threat(0.3, 0.2) == pytest.approx(0.1)
+    # Σ_s |1{s_i = s} − q(s)| per row: 0.8, 1.0, 1.6, and 2 for the row without a distribution
+    assert absolute_error(p_attacker, truth) == pytest.approx(0.8 + 1.0 + 1.6 + 2.0)
+
+
+def test_convergence_diagnostics():
+    rng = np.random.default_rng(0)
+    mixed = rng.normal(size=(4, 2000, 50))
+    assert split_rhat(mixed).max() < 1.01
+    assert np.mean(np.abs(geweke_z(mixed[0])) > 1.96) < 0.15
+    stuck = mixed + np.arange(4)[:, None, None]  # each chain around its own mean
+    assert split_rhat(stuck).min() > 1.5
+    trending = mixed[0] + np.linspace(0, 3, 2000)[:, None]
+    assert np.abs(geweke_z(trending)).min() > 3

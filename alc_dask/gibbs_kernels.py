@@ -47,6 +47,46 @@ def _draw_theta(sensitive_counts, alpha, theta):
 
 
 @numba.njit(nogil=True, cache=True)
+def _draw_hidden(phi, cell, rows, counts, cumulative):
+    """Add to ``counts`` the values of ``rows`` hidden rows drawn in ``cell`` with probability ∝ phi:
+    one draw per row by bisection when the rows are fewer than the cell's values, else a
+    multinomial as a run of binomials (cheaper for many rows in a small cell)."""
+    size = cell.shape[0]
+    if size == 1:
+        counts[cell[0]] += rows
+        return
+    if rows < size:
+        total = 0.0
+        for i in range(size):
+            total += phi[cell[i]]
+            cumulative[i] = total
+        for _ in range(rows):
+            u = np.random.random() * total
+            low, high = 0, size - 1
+            while low < high:
+                middle = (low + high) // 2
+                if cumulative[middle] > u:
+                    high = middle
+                else:
+                    low = middle + 1
+            counts[cell[low]] += 1.0
+        return
+    mass = 0.0
+    for i in range(size):
+        mass += phi[cell[i]]
+    remaining = rows
+    for i in range(size - 1):
+        if remaining == 0:
+            break
+        p = phi[cell[i]]
+        drawn = np.random.binomial(remaining, min(1.0, p / mass)) if mass > 0 else 0
+        counts[cell[i]] += drawn
+        remaining -= drawn
+        mass -= p
+    counts[cell[size - 1]] += remaining
+
+
+@numba.njit(nogil=True, cache=True)
 def generalized_chain(
     seed, iterations, burn_in, thin, alpha, beta, offsets, sensitive_counts, combo_s, combo_values_start, combo_values_end, combo_count, cell_values
 ):
@@ -64,28 +104,13 @@ def generalized_chain(
     counts = np.zeros((n_sensitive, n_values))
     phi = np.empty((n_sensitive, n_values))
     theta = np.empty(n_sensitive)
+    cumulative = np.empty(n_values)
     _draw_phi(counts, beta, offsets, phi)  # a first π from the prior
     stored = 0
     for iteration in range(iterations):
         counts[:] = 0.0
         for c in range(combo_s.shape[0]):
-            s, start, end = combo_s[c], combo_values_start[c], combo_values_end[c]
-            remaining = combo_count[c]
-            if end - start == 1:
-                counts[s, cell_values[start]] += remaining
-                continue
-            mass = 0.0
-            for i in range(start, end):
-                mass += phi[s, cell_values[i]]
-            for i in range(start, end - 1):
-                if remaining == 0:
-                    break
-                p = phi[s, cell_values[i]]
-                drawn = np.random.binomial(remaining, min(1.0, p / mass)) if mass > 0 else 0
-                counts[s, cell_values[i]] += drawn
-                remaining -= drawn
-                mass -= p
-            counts[s, cell_values[end - 1]] += remaining
+            _draw_hidden(phi[combo_s[c]], cell_values[combo_values_start[c] : combo_values_end[c]], combo_count[c], counts[combo_s[c]], cumulative)
         _draw_phi(counts, beta, offsets, phi)
         if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:
             _draw_theta(sensitive_counts, alpha, theta)

@@ -48,6 +48,8 @@ class Chain:
     seconds: float
     acceptance: float | None = None
     slot_counts: np.ndarray | None = None
+    worker: str | None = None
+    """The Dask worker that ran it (None: not on a worker)."""
 
 
 class FlatModel:
@@ -112,7 +114,7 @@ def run_chain(grouped: GroupedTable, settings: ChainSettings, seed: int) -> Chai
         thetas, phis = generalized_chain(
             seed, s.iterations, s.burn_in, s.thin, s.alpha, s.beta, model.offsets, model.sensitive_counts, combo_s, start, end, rows, values
         )
-        return Chain(thetas, phis, time.perf_counter() - started)
+        return Chain(thetas, phis, time.perf_counter() - started, worker=_worker_address())
     qi = np.ascontiguousarray(grouped.qi, dtype=np.int64)
     sensitive = grouped.sensitive_codes.astype(np.int64)
     group_offsets = grouped.group_offsets.astype(np.int64)
@@ -131,7 +133,16 @@ def run_chain(grouped: GroupedTable, settings: ChainSettings, seed: int) -> Chai
         model.slot_offsets(),
         s.swaps,
     )
-    return Chain(thetas, phis, time.perf_counter() - started, acceptance, slots)
+    return Chain(thetas, phis, time.perf_counter() - started, acceptance, slots, _worker_address())
+
+
+def _worker_address() -> str | None:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return None
 
 
 def chain_seeds(seed: int, chains: int) -> list[int]:

@@ -22,6 +22,7 @@ _BUILT_IN = {
     "inference": "alc_dask.families.inference:Inference",
     "membership": "alc_dask.families.membership:Membership",
     "identification": "alc_dask.families.identification:Identification",
+    "relative_threat": "alc_dask.families.relative_threat:RelativeThreat",
 }
 
 

@@ -101,6 +101,7 @@ class RelativeThreat(EvaluationFamily):
         pa.field("burn_in", pa.int64()),
         pa.field("draws", pa.int64()),
         pa.field("chain_seconds", pa.float64()),  # the slowest chain
+        pa.field("chain_workers", pa.int64()),  # how many Dask workers ran the chains (1 off a cluster)
         pa.field("acceptance", pa.float64()),  # Anatomy's swap acceptance rate
         pa.field("geweke_outside", pa.float64()),  # share of parameters with |z| > 1.96
         pa.field("geweke_max", pa.float64()),
@@ -171,6 +172,7 @@ class RelativeThreat(EvaluationFamily):
                 "burn_in": p.burn_in,
                 "draws": sum(len(c.thetas) for c in chains),
                 "chain_seconds": max(c.seconds for c in chains),
+                "chain_workers": len({c.worker for c in chains}),
                 "acceptance": float(np.mean([c.acceptance for c in chains])) if grouped.scheme == "anatomy" else None,
                 **diagnostics,
                 "risk": risk_label(headline),

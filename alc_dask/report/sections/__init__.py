@@ -25,7 +25,7 @@ class Section:
 
 def section_for(family: str, scores: pd.DataFrame) -> Section:
     """The section of ``family`` for its successful evaluations in ``scores``."""
-    from alc_dask.report.sections import alc, generic, identification, membership, wp29
+    from alc_dask.report.sections import alc, generic, identification, membership, relative_threat, wp29
 
     builders = {
         "alc": alc.section,
@@ -34,6 +34,7 @@ def section_for(family: str, scores: pd.DataFrame) -> Section:
         "inference": wp29.section,
         "membership": membership.section,
         "identification": identification.section,
+        "relative_threat": relative_threat.section,
     }
     builder = builders.get(family, generic.section)
     return builder(family, scores[[c for c in scores.columns if c in _columns_of(family)]])

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from alc_dask.data import Release
+from alc_dask.data import Release, ScenarioError
 from alc_dask.measure._checks import check_count
 from alc_dask.search import SPLIT_EVERY, best_matches, secret_frequencies, secret_value_points
 
@@ -62,6 +62,10 @@ class BestRowMatch:
         `Release.usable_tables`); abstains on every target when no table holds both the secret
         and a known column.
         """
+        if not release.anonymized:
+            raise ScenarioError(
+                "best_row_match: the release has no anonymized table to match rows in (a group-anonymized release is attacked by bayesian_group)"
+            )
         tables = release.usable_tables(secret, known)
         targets = release.targets(target_rows, source)
         if not tables:

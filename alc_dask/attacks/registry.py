@@ -12,12 +12,13 @@ checked by building their attacks at load.
 import inspect
 from collections.abc import Callable
 
+from alc_dask.attacks.bayesian_group import BayesianGroup
 from alc_dask.attacks.best_row_match import BestRowMatch
 from alc_dask.measure import SettingError
 from alc_dask.plugins import installed, load_object
 
 ATTACK_GROUP = "alc_dask.attacks"
-_BUILT_IN: dict[str, Callable[..., object]] = {"best_row_match": BestRowMatch}
+_BUILT_IN: dict[str, Callable[..., object]] = {"best_row_match": BestRowMatch, "bayesian_group": BayesianGroup}
 _REGISTERED: dict[str, Callable[..., object]] = {}
 
 

@@ -2,6 +2,7 @@
 
 from alc_dask.data.encoding import Bins, CodeTable, ValuePoints
 from alc_dask.data.errors import ReleaseError, ScenarioError
+from alc_dask.data.grouped import GroupedTable
 from alc_dask.data.release import DISCRETIZED_SUFFIX, Release
 from alc_dask.data.schema import Column, ColumnKind
 from alc_dask.data.table import EncodedTable
@@ -14,6 +15,7 @@ __all__ = [
     "Column",
     "ColumnKind",
     "EncodedTable",
+    "GroupedTable",
     "Release",
     "ReleaseError",
     "ScenarioError",

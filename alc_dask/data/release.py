@@ -16,6 +16,8 @@ import pandas as pd
 
 from alc_dask.data.encoding import Bins, CodeTable
 from alc_dask.data.errors import ReleaseError, ScenarioError
+from alc_dask.data.grouped import GroupedTable
+from alc_dask.data.grouped_load import load_grouped
 from alc_dask.data.io import read_table
 from alc_dask.data.numbers import as_floats
 from alc_dask.data.parts import is_dataset, read_dataset
@@ -39,6 +41,8 @@ class Release:
     original: EncodedTable
     anonymized: tuple
     control: EncodedTable | None = None
+    grouped: GroupedTable | None = None
+    """A group-anonymized table (k-anonymous or Anatomy), read by the attacks that understand one."""
 
     @classmethod
     def load(
@@ -49,6 +53,7 @@ class Release:
         columns: Mapping[str, str] | None = None,
         max_categories: int = MAX_CATEGORIES,
         kinds: str = "alc_dask",
+        grouped=None,
     ) -> Release:
         """Read, type and encode a release.
 
@@ -57,14 +62,15 @@ class Release:
         used for the release) holds all of them. `columns` maps a column name to "categorical" or
         "continuous" and overrides the inferred kind (numeric with more than `max_categories`
         distinct values: continuous); `kinds="reference"` infers kinds by the reference package's
-        rule instead (see `alc_dask.data.reference_kinds`). Numbers are kept exact (integers beyond 2^53 are not rounded
+        rule instead (see `alc_dask.data.reference_kinds`). `grouped` (a `GroupedSpec` or a mapping
+        of its fields) adds a group-anonymized table; the anonymized tables may then be none. Numbers are kept exact (integers beyond 2^53 are not rounded
         into each other); datetimes count as nanoseconds since 1970-01-01 UTC (see
         `alc_dask.data.numbers`). Raises `ReleaseError` naming the table and column on bad input.
         """
         if isinstance(anonymized, (str, os.PathLike, pd.DataFrame)):
             anonymized = [anonymized]
-        if not anonymized:
-            raise ReleaseError("a release needs at least one anonymized table")
+        if not anonymized and grouped is None:
+            raise ReleaseError("a release needs at least one anonymized table (or a grouped table)")
         roles = [(original, "original"), *((s, f"anonymized[{i}]") for i, s in enumerate(anonymized))]
         tables = _read_tables(roles + ([(control, "control")] if control is not None else []))
         names = list(tables)
@@ -87,7 +93,10 @@ class Release:
                 else:
                     values[table][column] = as_floats(column, table, series)
         encoded = [EncodedTable.build(n, codes[n], values[n]) for n in names]
-        return cls(schema, encoded[0], tuple(encoded[1 : len(roles)]), encoded[-1] if control is not None else None)
+        group_table = None
+        if grouped is not None:
+            group_table = load_grouped(grouped, tables[names[0]], names[0], tables[names[-1]] if control is not None else None)
+        return cls(schema, encoded[0], tuple(encoded[1 : len(roles)]), encoded[-1] if control is not None else None, group_table)
 
     @property
     def partitioned(self) -> bool:
@@ -161,6 +170,8 @@ class Release:
             raise ScenarioError(f"secret {secret!r}: no known columns given")
         if secret_name in known_names:
             raise ScenarioError(f"secret {secret!r} is also a known column")
+        if not self.anonymized and self.grouped is not None:
+            return ()  # a group-anonymized release only: its attacks read `grouped`
         if not self.tables_holding([secret_name]):
             raise ScenarioError(f"secret {secret!r} is in no anonymized table")
         if not any(set(known_names) & set(t.columns) for t in self.anonymized):

@@ -236,7 +236,7 @@ def prepare_release(spec: JobSpec, cluster: OnDemandClient | None = None) -> Rel
     ``release.broadcast_limit``, read part by part on ``cluster``'s workers and kept there."""
     r = spec.release
     if cluster is None or not keeps_on_workers(spec):
-        return Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None, kinds=r.kinds)
+        return Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None, kinds=r.kinds, grouped=r.grouped)
     if r.kinds != "alc_dask":
         raise ReleaseError(
             f"release.kinds: {r.kinds!r} needs whole tables; this release is beyond release.broadcast_limit ({r.broadcast_limit} bytes): raise it"
@@ -246,8 +246,10 @@ def prepare_release(spec: JobSpec, cluster: OnDemandClient | None = None) -> Rel
 
 def keeps_on_workers(spec: JobSpec) -> bool:
     """Whether the release is too large to copy: its tables' encoded size (from Parquet footers, or
-    CSV file sizes) beyond ``release.broadcast_limit``."""
+    CSV file sizes) beyond ``release.broadcast_limit``. A group-anonymized release is read whole."""
     r = spec.release
+    if r.grouped is not None:
+        return False
     tables = [list_parts(path, field) for field, path in release_files(spec)]
     return estimated_bytes(tables) > r.broadcast_limit
 
@@ -272,12 +274,8 @@ def manifest(spec: JobSpec) -> dict:
 
 
 def release_files(spec: JobSpec) -> list[tuple[str, str]]:
-    """(field, path) of every table of the release."""
-    r = spec.release
-    files = [("release.original", r.original), *((f"release.anonymized[{i}]", path) for i, path in enumerate(r.anonymized))]
-    if r.control:
-        files.append(("release.control", r.control))
-    return files
+    """(field, path) of every file of the release."""
+    return spec.release.files()
 
 
 def _as_spec(spec_or_path) -> tuple[JobSpec, str]:

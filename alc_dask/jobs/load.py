@@ -60,11 +60,21 @@ def _family_problems(entry: FamilyScenario, index: int) -> list[str]:
 
 def resolve_paths(spec: JobSpec, base: Path) -> JobSpec:
     """A copy of ``spec`` whose relative file paths are taken from ``base`` (URLs are left alone)."""
+    grouped = spec.release.grouped
+    if grouped is not None:
+        grouped = grouped.model_copy(
+            update={
+                "table": _absolute(grouped.table, base),
+                "sensitive_table": _absolute(grouped.sensitive_table, base) if grouped.sensitive_table else None,
+                "hierarchies": {c: _absolute(p, base) for c, p in grouped.hierarchies.items()},
+            }
+        )
     release = spec.release.model_copy(
         update={
             "original": _absolute(spec.release.original, base),
             "anonymized": [_absolute(p, base) for p in spec.release.anonymized],
             "control": _absolute(spec.release.control, base) if spec.release.control else None,
+            "grouped": grouped,
         }
     )
     scenarios = [s.model_copy(update={"jobs_file": _absolute(s.jobs_file, base)}) if isinstance(s, PaperProtocol) else s for s in spec.scenarios]
@@ -75,10 +85,7 @@ def check_files(spec: JobSpec, source: str = "job") -> None:
     """Fail early, naming the field, when an input is missing: a release table (file, directory of
     parts, glob or URL: ``ReleaseError``, also when its URL cannot be reached or its parts disagree
     on columns or types) or a jobs file."""
-    tables = [("release.original", spec.release.original), *((f"release.anonymized[{i}]", p) for i, p in enumerate(spec.release.anonymized))]
-    if spec.release.control:
-        tables.append(("release.control", spec.release.control))
-    for field, value in tables:
+    for field, value in spec.release.files():
         list_parts(value, f"{source}: {field}")
     for i, scenario in enumerate(spec.scenarios):
         if isinstance(scenario, PaperProtocol):

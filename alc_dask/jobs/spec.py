@@ -7,7 +7,7 @@ silently falls back to a default. Relative paths are relative to the job file.
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ByteSize, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import AfterValidator, BaseModel, ByteSize, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from alc_dask.data.parts import DEFAULT_BROADCAST_LIMIT, ROWS_PER_PART
 from alc_dask.families import DEFAULT_FAMILY
@@ -38,6 +38,42 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class GroupedSpec(Strict):
+    """A group-anonymized release (seed 002): a ``generalized`` table (k-anonymity, ℓ-diversity:
+    generalized quasi-identifier cells, the sensitive value in clear; groups by ``group`` or by
+    alike cells), or ``anatomy``: a quasi-identifier ``table`` and a ``sensitive_table`` joined by
+    ``group`` (with ``count`` per sensitive value, or one row each). ``hierarchies`` (ARX's CSV
+    format) resolve generalized cells; ``k`` and ``l``, when declared, are checked per group."""
+
+    scheme: Literal["generalized", "anatomy"]
+    table: str
+    sensitive_table: str | None = None
+    sensitive: str
+    quasi_identifiers: Annotated[list[str], Field(min_length=1)] | None = None
+    """Default: every column of ``table`` but the sensitive, group and count columns."""
+    group: str | None = None
+    count: str | None = None
+    hierarchies: dict[str, str] = {}
+    hierarchy_delimiter: str = ";"
+    k: Annotated[int, Field(ge=1)] | None = None
+    l: Annotated[int, Field(ge=1)] | None = None  # noqa: E741 (the scheme's own name)
+
+    @model_validator(mode="after")
+    def _scheme_tables(self):
+        if self.scheme == "anatomy" and (self.sensitive_table is None or self.group is None):
+            raise ValueError("an anatomy release needs sensitive_table and group (the column joining the two tables)")
+        if self.scheme == "generalized" and self.sensitive_table is not None:
+            raise ValueError("sensitive_table is for anatomy releases; a generalized table holds its sensitive column")
+        return self
+
+    def files(self) -> list[tuple[str, str]]:
+        """(field, path) of each of its files."""
+        files = [("release.grouped.table", self.table)]
+        if self.sensitive_table:
+            files.append(("release.grouped.sensitive_table", self.sensitive_table))
+        return files + [(f"release.grouped.hierarchies.{c}", p) for c, p in self.hierarchies.items()]
+
+
 class ReleaseSpec(Strict):
     """The tables of one release; ``columns`` overrides inferred kinds (categorical|continuous),
     inferred by this project's rule or, with ``kinds: reference``, by the reference package's.
@@ -46,12 +82,15 @@ class ReleaseSpec(Strict):
     release whose tables would take more than ``broadcast_limit`` encoded (8 bytes a cell at most)
     stays on the cluster's workers in parts of ``rows_per_part`` rows; a smaller one is copied to
     every worker, the fastest way for it. ``broadcast_limit: 0`` keeps every release on the workers.
+    A release may be (or also hold) a group-anonymized table, ``grouped``; such a release is always
+    read whole.
     """
 
     name: SafeName | None = None
     original: str
-    anonymized: Annotated[list[str], Field(min_length=1)]
+    anonymized: list[str] = []
     control: str | None = None
+    grouped: GroupedSpec | None = None
     columns: dict[str, Literal["categorical", "continuous"]] = {}
     kinds: Literal["alc_dask", "reference"] = "alc_dask"
     broadcast_limit: ByteSize = ByteSize(DEFAULT_BROADCAST_LIMIT)
@@ -62,13 +101,27 @@ class ReleaseSpec(Strict):
     def _one_or_many(cls, value):
         return [value] if isinstance(value, str) else value
 
+    @model_validator(mode="after")
+    def _something_released(self):
+        if not self.anonymized and self.grouped is None:
+            raise ValueError("a release needs anonymized tables or a grouped (group-anonymized) table; it has neither")
+        return self
+
     @property
     def label(self) -> str:
         """The release's name in results and audit folders: ``name``, else the first anonymized table's
-        file stem made safe (see ``safe_label``)."""
+        (or the grouped table's) file stem made safe (see ``safe_label``)."""
         if self.name:
             return self.name
-        return safe_label(self.anonymized[0].replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0])
+        first = self.anonymized[0] if self.anonymized else self.grouped.table
+        return safe_label(first.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0])
+
+    def files(self) -> list[tuple[str, str]]:
+        """(field, path) of every file of the release."""
+        files = [("release.original", self.original), *((f"release.anonymized[{i}]", p) for i, p in enumerate(self.anonymized))]
+        if self.control:
+            files.append(("release.control", self.control))
+        return files + (self.grouped.files() if self.grouped else [])
 
 
 class AlcEntry(Strict):

@@ -31,13 +31,57 @@ SENSITIVE = "occupation"
 ROWS = 5692
 RELEASES = [("mondrian", 4), ("mondrian", 6), ("anatomy", 4), ("anatomy", 6)]
 PAPER = {  # seed 002, Tables IV and V
-    ("mondrian", 4): {"gt_attacker": 0.2930, "gt_learner": 0.2681, "gt_random_worlds": 0.2131, "rgt_attacker": 0.0249, "faithfulness": 0.3106, "abs_attacker": 9795.58, "abs_random_worlds": 9980.35},
-    ("mondrian", 6): {"gt_attacker": 0.2994, "gt_learner": 0.2756, "gt_random_worlds": 0.2890, "rgt_attacker": 0.0232, "faithfulness": 0.3011, "abs_attacker": 9699.09, "abs_random_worlds": 9451.53},
-    ("anatomy", 4): {"gt_attacker": 0.3273, "gt_learner": 0.2653, "gt_random_worlds": 0.1669, "rgt_attacker": 0.0620, "faithfulness": 0.6493, "abs_attacker": 8391.66, "abs_random_worlds": 9471.94},
-    ("anatomy", 6): {"gt_attacker": 0.2396, "gt_learner": 0.2136, "gt_random_worlds": 0.1689, "rgt_attacker": 0.0260, "faithfulness": 0.5341, "abs_attacker": 9276.25, "abs_random_worlds": 9889.07},
+    ("mondrian", 4): {
+        "gt_attacker": 0.2930,
+        "gt_learner": 0.2681,
+        "gt_random_worlds": 0.2131,
+        "rgt_attacker": 0.0249,
+        "faithfulness": 0.3106,
+        "abs_attacker": 9795.58,
+        "abs_random_worlds": 9980.35,
+    },
+    ("mondrian", 6): {
+        "gt_attacker": 0.2994,
+        "gt_learner": 0.2756,
+        "gt_random_worlds": 0.2890,
+        "rgt_attacker": 0.0232,
+        "faithfulness": 0.3011,
+        "abs_attacker": 9699.09,
+        "abs_random_worlds": 9451.53,
+    },
+    ("anatomy", 4): {
+        "gt_attacker": 0.3273,
+        "gt_learner": 0.2653,
+        "gt_random_worlds": 0.1669,
+        "rgt_attacker": 0.0620,
+        "faithfulness": 0.6493,
+        "abs_attacker": 8391.66,
+        "abs_random_worlds": 9471.94,
+    },
+    ("anatomy", 6): {
+        "gt_attacker": 0.2396,
+        "gt_learner": 0.2136,
+        "gt_random_worlds": 0.1689,
+        "rgt_attacker": 0.0260,
+        "faithfulness": 0.5341,
+        "abs_attacker": 9276.25,
+        "abs_random_worlds": 9889.07,
+    },
 }
 PAPER_ACCURACY = {"baseline_accuracy": 0.1656, "ideal_accuracy": 0.3534}
-SHOWN = ["gt_attacker", "gt_learner", "gt_random_worlds", "rgt_attacker", "faithfulness", "abs_attacker", "abs_random_worlds", "baseline_accuracy", "ideal_accuracy", "ti_max", "ti_doubled_share"]
+SHOWN = [
+    "gt_attacker",
+    "gt_learner",
+    "gt_random_worlds",
+    "rgt_attacker",
+    "faithfulness",
+    "abs_attacker",
+    "abs_random_worlds",
+    "baseline_accuracy",
+    "ideal_accuracy",
+    "ti_max",
+    "ti_doubled_share",
+]
 
 
 def adult_sample() -> pd.DataFrame:
@@ -56,7 +100,14 @@ def write_releases(sample: pd.DataFrame) -> dict[tuple[str, int], dict]:
     for scheme, level in RELEASES:
         if scheme == "mondrian":
             mondrian(sample, QUASI_IDENTIFIERS, SENSITIVE, k=level, l=level).to_csv(DATA / f"k{level}.csv", index=False)
-            grouped[scheme, level] = {"scheme": "generalized", "table": str(DATA / f"k{level}.csv"), "sensitive": SENSITIVE, "group": "group", "k": level, "l": level}
+            grouped[scheme, level] = {
+                "scheme": "generalized",
+                "table": str(DATA / f"k{level}.csv"),
+                "sensitive": SENSITIVE,
+                "group": "group",
+                "k": level,
+                "l": level,
+            }
         else:
             quasi, sensitive = anatomize(sample, QUASI_IDENTIFIERS, SENSITIVE, l=level, seed=0)
             quasi.to_csv(DATA / f"anatomy{level}-qit.csv", index=False)
@@ -129,7 +180,7 @@ def tables(iterations: int, burn_in: int) -> None:
         print(f"| {measure} | " + " | ".join(cells) + " |")
     for label, column in (("ALC (bayesian_group vs ML baseline)", "alc"), ("attack precision", "attack_precision"), ("base precision", "base_precision")):
         print(f"| {label} | " + " | ".join(f"{alcs[key][column]:.3f}" for key in RELEASES) + " |")
-    print(f"| risk (ALC family) | " + " | ".join(str(alcs[key]["risk"]) for key in RELEASES) + " |")
+    print("| risk (ALC family) | " + " | ".join(str(alcs[key]["risk"]) for key in RELEASES) + " |")
 
 
 def speed(iterations: int, burn_in: int) -> None:

@@ -7,6 +7,7 @@ original table holds.
 
 import numpy as np
 import pytest
+import yaml
 
 from alc_dask.data.grouped import GroupedTable
 from alc_dask.group_posterior import ChainSettings, Posterior, chain_seeds, run_chain, sample_chains
@@ -161,3 +162,83 @@ def test_convergence_diagnostics():
     assert split_rhat(stuck).min() > 1.5
     trending = mixed[0] + np.linspace(0, 3, 2000)[:, None]
     assert np.abs(geweke_z(trending)).min() > 3
+
+
+@pytest.fixture(scope="module")
+def mondrian_release(tmp_path_factory):
+    """A 3-anonymous, 3-diverse Mondrian release of 600 synthetic people, as files."""
+    from alc_dask.anonymize import anatomize, mondrian
+    from alc_dask.synthetic import make_population
+
+    folder = tmp_path_factory.mktemp("grouped")
+    people = make_population(600, seed=4)[["age", "sex", "region", "education", "occupation"]]
+    people.to_csv(folder / "original.csv", index=False)
+    mondrian(people, ["age", "sex", "region", "education"], "occupation", k=3, l=3).to_csv(folder / "k3.csv", index=False)
+    quasi, sensitive = anatomize(people, ["age", "sex", "region", "education"], "occupation", l=3, seed=1)
+    quasi.to_csv(folder / "qit.csv", index=False)
+    sensitive.to_csv(folder / "st.csv", index=False)
+    return folder
+
+
+def job_file(folder, grouped: dict, name: str) -> str:
+    chain = {"iterations": 3000, "burn_in": 1000, "thin": 10, "chains": 2}
+    job = {
+        "name": name,
+        "release": {"original": "original.csv", "grouped": grouped},
+        "scenarios": [
+            {"family": "relative_threat", **chain},
+            {"secret": "occupation", "known": ["age", "sex", "region", "education"], "attack": {"name": "bayesian_group", "params": chain}},
+        ],
+        "baselines": ["ml"],
+        "output": f"out-{name}",
+    }
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(job))
+    return path
+
+
+GROUPED = {
+    "k3": {"scheme": "generalized", "table": "k3.csv", "sensitive": "occupation", "group": "group", "k": 3, "l": 3},
+    "anatomy": {"scheme": "anatomy", "table": "qit.csv", "sensitive_table": "st.csv", "sensitive": "occupation", "group": "group", "count": "count", "l": 3},
+}
+
+
+@pytest.mark.parametrize("name", ["k3", "anatomy"])
+def test_jobs_on_a_cluster_measure_threat_and_alc_with_chains_on_separate_workers(mondrian_release, name):
+    from distributed import Client, LocalCluster
+
+    from alc_dask import run_job
+    from alc_dask.data import Release
+    from alc_dask.families.relative_threat import RelativeThreat
+    from alc_dask.jobs.load import load_job
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, scheduler_kwargs={"dashboard": False})
+    with cluster, Client(cluster) as client:
+        scores = run_job(job_file(mondrian_release, GROUPED[name], name), client=client, progress=False)
+    assert (scores["status"] == "ok").all(), scores["error"].tolist()
+    threat = scores[scores["family"] == "relative_threat"].iloc[0]
+    assert threat["chain_workers"] == 2 and threat["draws"] == 400
+    assert 0 <= threat["gt_learner"] <= 1 and 0 <= threat["gt_attacker"] <= 1 and threat["rgt_attacker"] >= 0
+    assert threat["baseline_accuracy"] < threat["ideal_accuracy"] < 1
+    assert len(threat["threat_attacker"]) == len(threat["threat_learner"]) > 0
+    assert threat["risk"] in ("no loss", "safe", "at risk", "serious") and isinstance(threat["converged"], bool | np.bool_)
+    attack = scores[scores["family"] == "alc"].iloc[0]
+    assert attack["attack"] == "bayesian_group" and 0 < attack["attack_precision"] <= 1
+    # the same seed in this process, without a cluster: the same chains, the same measures
+    spec = load_job(mondrian_release / f"{name}.yaml")
+    release = Release.load(mondrian_release / "original.csv", [], grouped=spec.release.grouped.model_copy(update={}))
+    local = RelativeThreat(iterations=3000, burn_in=1000, thin=10, chains=2).evaluate(release, int(threat["seed"])).measures
+    for measure in ("gt_attacker", "gt_learner", "faithfulness", "rhat_max", "abs_attacker"):
+        assert local[measure] == pytest.approx(threat[measure], rel=1e-12), measure
+    assert local["chain_workers"] == 1
+
+
+def test_a_release_without_grouped_table_is_refused(make_table):
+    from alc_dask.data import Release
+    from alc_dask.families.relative_threat import RelativeThreat
+
+    table = make_table(np.random.default_rng(0), 50)
+    with pytest.raises(Exception, match=r"relative_threat: the release has no group-anonymized table"):
+        RelativeThreat(iterations=100, burn_in=50, thin=10).evaluate(Release.load(table, [table]), 0)
+    with pytest.raises(ValueError, match="leave no draw after burn_in"):
+        RelativeThreat(iterations=100, burn_in=95, thin=10)

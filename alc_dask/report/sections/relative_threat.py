@@ -31,10 +31,11 @@ CONVERGENCE = ["chains", "iterations", "burn_in", "draws", "chain_seconds", "acc
 def section(family: str, scores: pd.DataFrame) -> Section:
     ranked = scores.sort_values(["alc_over_learner", "scenario_id"], ascending=[False, True]).reset_index(drop=True)
     labels = _labels(ranked)
-    measures = pd.DataFrame({label: ranked[list(MEASURES)].iloc[i].to_numpy() for i, label in enumerate(labels)}, index=list(MEASURES.values()))
-    measures.index.name = "measure"
-    releases = ranked[RELEASE].assign(evaluation=labels).set_index("evaluation").reset_index()
-    convergence = ranked[CONVERGENCE].assign(evaluation=labels).set_index("evaluation").reset_index()
+    measures = pd.DataFrame({"measure": list(MEASURES.values())} | {label: [_shown(ranked[m].iloc[i]) for m in MEASURES] for i, label in enumerate(labels)})
+    releases = (
+        _whole(ranked[RELEASE], ["n_rows", "n_groups", "min_group_size", "min_diversity"]).assign(evaluation=labels).set_index("evaluation").reset_index()
+    )
+    convergence = _whole(ranked[CONVERGENCE], ["chains", "iterations", "burn_in", "draws"]).assign(evaluation=labels).set_index("evaluation").reset_index()
     figures = {
         f"Relative threat: {label}": relative_threats(label, np.asarray(row.threat_attacker, dtype=float), np.asarray(row.threat_learner, dtype=float))
         for label, row in zip(labels, ranked.itertuples())
@@ -48,10 +49,22 @@ def section(family: str, scores: pd.DataFrame) -> Section:
     )
 
 
+def _shown(value) -> str:
+    """A measure as the seed's tables print it: shares to 4 decimals, errors and Ti to 2."""
+    if isinstance(value, str):
+        return value
+    return f"{value:.4f}" if abs(value) <= 1 else f"{value:,.2f}"
+
+
+def _whole(table: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Counts as whole numbers (the scores table holds them beside other families' nulls)."""
+    return table.astype({c: "Int64" for c in columns})
+
+
 def _labels(scores: pd.DataFrame) -> list[str]:
     """The release and scheme of each evaluation; its id where that repeats."""
     labels = [f"{row.release} ({row.scheme})" for row in scores.itertuples()]
-    return [f"{label} [{row.scenario_id[:8]}]" if labels.count(label) > 1 else label for label, row in zip(labels, scores.itertuples())]
+    return [f"{label}, {int(row.iterations):,} sweeps" if labels.count(label) > 1 else label for label, row in zip(labels, scores.itertuples())]
 
 
 def _sentence(label: str, row) -> str:
@@ -59,5 +72,5 @@ def _sentence(label: str, row) -> str:
     return (
         f"{label}: an attacker who knows a person is in the release guesses their {row.sensitive} right for {row.gt_attacker:.1%} of the people, "
         f"a learner of the population for {row.gt_learner:.1%} (the most common value alone: {row.baseline_accuracy:.1%}); "
-        f"{row.ti_doubled_rows} people are at least twice as exposed to the attacker as to the learner (largest Ti {row.ti_max:.1f}).{verdict}"
+        f"{int(row.ti_doubled_rows):,} people are at least twice as exposed to the attacker as to the learner (largest Ti {row.ti_max:.1f}).{verdict}"
     )

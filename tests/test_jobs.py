@@ -48,7 +48,7 @@ def test_yaml_and_json_load_with_paths_relative_to_the_job_file(tmp_path):
         ({"scenarios": [{"generate": "every_column"}]}, ["scenarios[0]", "each_column, sampled_known, paper or quasi_identifier_sets"]),
         ({"halting": {"min_pair": 10}}, ["halting.min_pair"]),
         ({"baselines": ["ML"]}, ["baselines[0]", "got 'ML'", "'ml'"]),
-        ({"release": {"original": "a.csv"}}, ["release.anonymized", "Field required"]),
+        ({"release": {"original": "a.csv"}}, ["release:", "needs anonymized tables or a grouped"]),
     ],
 )
 def test_bad_fields_are_named_with_their_value(tmp_path, change, expected):

@@ -358,6 +358,9 @@ def test_demo_reports_the_weak_release_leaking_more_than_the_strong(tmp_path):
     assert (weak["status"] == "ok").all() and (strong["status"] == "ok").all()
     assert weak["alc"].median() > strong["alc"].median() + 0.2
     assert alc_dask("plan", tmp_path / "demo" / "jobs" / "demo-weak.yaml").returncode == 0  # the written job reruns
+    k5 = pd.read_parquet(tmp_path / "demo" / "results" / "k5" / "scores")
+    assert (k5["status"] == "ok").all() and set(k5["family"]) == {"relative_threat", "alc"}
+    assert "Relative threat of group-anonymized releases" in (tmp_path / "demo" / "report" / "report.html").read_text()
 
 
 @pytest.mark.parametrize(

@@ -105,6 +105,7 @@ def test_counts_expand_the_sensitive_table(files):
         ("{5, 45}", {"5", "45"}),
         ("3*", {"30", "35", "39"}),
         ("40", {"40"}),
+        ("40.0", {"40"}),
     ],
 )
 def test_cell_rules_on_numbers(text, expected):

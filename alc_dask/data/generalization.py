@@ -12,7 +12,8 @@ Values are compared as text: a number's text is its shortest form (an integral n
 - a set ``{a, b, c}``: those values;
 - a value with ``*`` in it (masking, as ARX writes ``4550*``): each ``*`` is one character; when
   that covers nothing, a trailing ``*`` stands for any ending (a prefix);
-- anything else: the value itself.
+- anything else: the value itself (a number also matches the same number written otherwise,
+  ``37.0`` for ``37``).
 
 A cell that covers no value of the domain is an error.
 """
@@ -128,6 +129,9 @@ class Domain:
             return self._found(np.array(codes, dtype=np.int64), "no value of the domain matches it")
         if text in self.code:
             return np.array([self.code[text]], dtype=np.int32)
+        number = _as_float(text)
+        if not math.isnan(number) and (self.numbers == number).any():  # "37.0" as a CSV writes a float column's 37
+            return np.flatnonzero(self.numbers == number).astype(np.int32)
         raise ValueError("it is not a value of the domain")
 
     def _known(self, values: frozenset[str]) -> np.ndarray:

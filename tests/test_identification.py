@@ -81,7 +81,7 @@ def test_the_family_forecasts_a_pitman_yor_population():
         measures = Identification(quasi_identifiers=["set"], population=100_000, fit=fit).evaluate(release, seed=0).measures
         assert measures["fit_converged"] and measures["kappa_population"] == pytest.approx(truth.correctness(100_000), abs=0.03)
         assert measures["kappa_table"] == pytest.approx(len(sets) / 5000)
-    assert measures["kappa_population_low"] != measures["kappa_population_low"]  # MAP: one fit, no spread over repeats
+    assert all(np.isnan(measures[f"{name}_population_low"]) for name in ("kappa", "uniqueness", "k_violations"))  # MAP: one fit, no spread
     section = summarize(pd.DataFrame([{**measures, "status": "ok", "family": "identification", "release": "r", "scenario_id": "id-1"}])).section(
         "Identification"
     )
@@ -139,3 +139,41 @@ def test_a_fit_that_does_not_converge_is_reported(people, monkeypatch):
     )
     measures = Identification(quasi_identifiers=QUASI, population=10**6).evaluate(Release.load(people, [people]), seed=0).measures
     assert not measures["fit_converged"] and "did not converge (Maximum number of iterations" in measures["warning"]
+
+
+def test_population_forecasts_have_intervals_over_the_repeats(people):
+    """κ, uniqueness and k-violations at the population: each repeat's curve fitted on its own, the
+    2.5-97.5th percentiles of their forecasts; the report shows them beside the point forecasts."""
+    from alc_dask.measure.scaling_fits import fit_correctness
+
+    release = Release.load(people, [people])
+    measures = Identification(quasi_identifiers=QUASI, population=10**6, repeats=4, k=3).evaluate(release, seed=2).measures
+    curves = anonymity_sets(release.original, QUASI, seed=2, repeats=4)
+    models = [fit_correctness(*curves.points(r)).model for r in range(4)]
+    for name, forecast in (
+        ("kappa", lambda m: m.correctness(10**6)),
+        ("uniqueness", lambda m: m.uniqueness(10**6)),
+        ("k_violations", lambda m: m.k_violations(10**6, 3)),
+    ):
+        values = [forecast(m) for m in models]
+        low, high = measures[f"{name}_population_low"], measures[f"{name}_population_high"]
+        assert (low, high) == pytest.approx((np.percentile(values, 2.5), np.percentile(values, 97.5)), rel=1e-9)
+        assert 0 < low < high < measures[f"{name}_table"]
+    row = {**measures, "status": "ok", "family": "identification", "release": "r", "scenario_id": "id-1"}
+    section = summarize(pd.DataFrame([row])).section("Identification")
+    exposure = section.tables["Uniqueness and k-anonymity violations, in the table and forecast at the population"].iloc[0]
+    assert exposure["uniqueness_population_low"] == f"{measures['uniqueness_population_low']:.3g}"
+    assert exposure["k_violations_population_high"] == f"{measures['k_violations_population_high']:.3g}"
+    assert f"{100 * measures['kappa_population_low']:.3g}%–" in section.notes[0]
+
+
+def test_a_tail_lighter_than_geometric_is_pointed_out():
+    """Few sets of even sizes (a finite population of sets): with γ kept at 0 or above the fit stops
+    at the bound and misses the table; the warning says so, and allowing γ < 0 fits it."""
+    table = pd.DataFrame({"q": np.random.default_rng(0).integers(0, 300, 4000).astype(str), "other": "x"})
+    release = Release.load(table, [table], columns={"q": "categorical"})
+    bounded = Identification(quasi_identifiers=["q"], population=10**6).evaluate(release, seed=0).measures
+    assert bounded["gamma"] == 0 and "gamma at its bound 0" in bounded["warning"] and "try allow_negative_gamma" in bounded["warning"]
+    free = Identification(quasi_identifiers=["q"], population=10**6, allow_negative_gamma=True).evaluate(release, seed=0).measures
+    assert free["gamma"] < 0 and free["warning"] is None
+    assert abs(free["kappa_table_fitted"] - free["kappa_table"]) < abs(bounded["kappa_table_fitted"] - bounded["kappa_table"])

@@ -6,7 +6,7 @@ table's on nested random subsamples (``alc_dask.anonymity_sets``, one pass over 
 the Pitman–Yor scaling law is fitted to them (``measure.scaling_fits``: to the κ(n) points, or to
 the table's frequency profile), and correctness, uniqueness and k-anonymity violations are
 forecast at the population size. Each repeat of the subsampling is fitted on its own; the spread of
-their forecasts is the interval.
+their forecasts is the interval of each of the three.
 """
 
 from __future__ import annotations
@@ -58,9 +58,13 @@ class Identification(EvaluationFamily):
         pa.field("kappa_population_high", pa.float64()),
         pa.field("uniqueness_table", pa.float64()),
         pa.field("uniqueness_population", pa.float64()),
+        pa.field("uniqueness_population_low", pa.float64()),
+        pa.field("uniqueness_population_high", pa.float64()),
         pa.field("k", pa.int64()),
         pa.field("k_violations_table", pa.float64()),
         pa.field("k_violations_population", pa.float64()),
+        pa.field("k_violations_population_low", pa.float64()),
+        pa.field("k_violations_population_high", pa.float64()),
         pa.field("curve_sizes", pa.list_(pa.float64())),  # mean records sampled per level
         pa.field("curve_kappa", pa.list_(pa.float64())),  # mean measured κ per level
         pa.field("risk", pa.string()),
@@ -89,34 +93,55 @@ class Identification(EvaluationFamily):
         else:
             fit = fit_correctness(*curves.points(), p.allow_negative_gamma)
             repeat_fits = [fit_correctness(*curves.points(r), p.allow_negative_gamma) for r in range(p.repeats)] if p.repeats > 1 else []
-        n_rows, warnings = release.original.n_rows, []
+        n_rows, model, warnings = release.original.n_rows, fit.model, []
         if not fit.converged:
             warnings.append(f"the {fit.method} fit did not converge ({fit.message}): its forecast is uncertain")
-        forecasts = [f.correctness(p.population) for f in repeat_fits if f.model is not None]
-        model = fit.model
-        forecast = model.correctness(p.population) if model is not None else float("nan")
+        if model is not None and not p.allow_negative_gamma and model.gamma < 1e-6:
+            fitted, measured = model.correctness(n_rows), curves.correctness[:, -1].mean()
+            warnings.append(f"gamma at its bound 0 (kappa at the table: fitted {fitted:.3g}, measured {measured:.3g}); try allow_negative_gamma")
+        forecast, unique, violations = _at_population(model, p.population, p.k)
+        low, high = _interval([_at_population(f.model, p.population, p.k) for f in repeat_fits if f.model is not None])
         return Evaluation(
             {
                 "quasi_identifiers": json.dumps(list(p.quasi_identifiers)),
                 "n_rows": n_rows,
                 "population": p.population,
                 "fit_method": fit.method,
-                "h": model.h if model is not None else float("nan"),
-                "gamma": model.gamma if model is not None else float("nan"),
+                "h": model.h if model is not None else np.nan,
+                "gamma": model.gamma if model is not None else np.nan,
                 "fit_converged": fit.converged,
                 "kappa_table": float(curves.correctness[:, -1].mean()),
-                "kappa_table_fitted": model.correctness(n_rows) if model is not None else float("nan"),
+                "kappa_table_fitted": model.correctness(n_rows) if model is not None else np.nan,
                 "kappa_population": forecast,
-                "kappa_population_low": float(np.percentile(forecasts, 2.5)) if forecasts else float("nan"),
-                "kappa_population_high": float(np.percentile(forecasts, 97.5)) if forecasts else float("nan"),
+                "kappa_population_low": low[0],
+                "kappa_population_high": high[0],
                 "uniqueness_table": float(curves.uniqueness[:, -1].mean()),
-                "uniqueness_population": model.uniqueness(p.population) if model is not None else float("nan"),
+                "uniqueness_population": unique,
+                "uniqueness_population_low": low[1],
+                "uniqueness_population_high": high[1],
                 "k": p.k,
                 "k_violations_table": curves.k_violations(p.k),
-                "k_violations_population": model.k_violations(p.population, p.k) if model is not None else float("nan"),
+                "k_violations_population": violations,
+                "k_violations_population_low": low[2],
+                "k_violations_population_high": high[2],
                 "curve_sizes": sizes.tolist(),
                 "curve_kappa": kappa.tolist(),
                 "risk": risk_label(forecast) if forecast == forecast else None,
                 "warning": "; ".join(warnings) or None,
             }
         )
+
+
+def _at_population(model, population: int, k: int) -> tuple[float, float, float]:
+    """Correctness, uniqueness and the share in sets below ``k`` that ``model`` forecasts (NaN without a model)."""
+    if model is None:
+        return np.nan, np.nan, np.nan
+    return float(model.correctness(population)), float(model.uniqueness(population)), float(model.k_violations(population, k))
+
+
+def _interval(forecasts: list[tuple[float, float, float]]) -> tuple[list[float], list[float]]:
+    """Per measure, the 2.5th and 97.5th percentiles of the repeats' forecasts; NaN without repeats
+    (MAP fits the whole table's profile once, so it has no spread)."""
+    if not forecasts:
+        return [np.nan] * 3, [np.nan] * 3
+    return np.percentile(forecasts, 2.5, axis=0).tolist(), np.percentile(forecasts, 97.5, axis=0).tolist()

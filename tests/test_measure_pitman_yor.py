@@ -25,17 +25,39 @@ def test_two_measurements_forecast_ten_times_further():
     assert fit_correctness([100, 1000], [0.99, 0.80]).correctness(10_000) > 0.3  # γ kept in [0, 1] cannot follow
 
 
-@settings(max_examples=200, deadline=None)
-@given(h=st.floats(0.5, 40.0), gamma=st.floats(0.0, 0.95))
+@settings(max_examples=300, deadline=None)
+@given(h=st.floats(0.5, 40.0), gamma=st.floats(-1.0, 0.95))
 def test_parameters_round_trip_and_correctness_falls_with_n(h, gamma):
     model = PitmanYor.of_entropy(h, gamma)
     assert model.h == pytest.approx(h, rel=1e-6) and model.gamma == pytest.approx(gamma, abs=1e-6)
     again = PitmanYor.of_entropy(model.h, model.gamma)
-    assert again.d == pytest.approx(model.d, abs=1e-9) and again.alpha == pytest.approx(model.alpha, rel=1e-6)
+    assert again.d == pytest.approx(model.d, rel=1e-9, abs=1e-9) and again.alpha == pytest.approx(model.alpha, rel=1e-6)
     sizes = np.geomspace(1, 1e10, 25)
     kappa = model.correctness(sizes)
     assert kappa[0] == 1.0 and np.all(np.diff(kappa) <= 1e-12) and np.all((kappa >= 0) & (kappa <= 1))
-    assert np.all(model.uniqueness(sizes) <= kappa + 1e-12)  # a unique record is identified
+    unique = model.uniqueness(sizes)
+    assert np.all(unique <= kappa + 1e-12)  # a unique record is identified
+    assert np.all(unique <= model.k_violations(sizes, 3) + 1e-12) and np.all(model.k_violations(sizes, 3) <= 1)
+
+
+def test_a_huge_negative_discount_is_k_equally_likely_sets():
+    """d = −δ, α = Kδ: K sets with Dirichlet(δ) weights, equal as δ grows. At δ = 1e12 (γ < 0 with
+    h of 30 nats and more reaches such discounts) the quantities are the uniform ones to ~1e-12,
+    where a difference of two Stirling series loses them entirely."""
+    sizes = np.array([1.0, 2.0, 5.0, 30.0, 1e4])
+    for sets in (2, 10, 1000):
+        model = PitmanYor(-1e12, sets * 1e12)
+        assert model.correctness(sizes) == pytest.approx(sets * -np.expm1(sizes * np.log1p(-1 / sets)) / sizes, abs=1e-9)
+        assert model.uniqueness(sizes) == pytest.approx((1 - 1 / sets) ** (sizes - 1), abs=1e-9)
+        alone_or_pair = (1 - 1 / sets) ** (sizes - 1) + (sizes - 1) / sets * (1 - 1 / sets) ** np.maximum(sizes - 2, 0)
+        assert model.k_violations(sizes, 3) == pytest.approx(alone_or_pair, abs=1e-9)
+    assert PitmanYor.of_entropy(34.8, -0.9).correctness(2.0) == pytest.approx(1.0, abs=1e-12)  # was 0.9977
+
+
+def test_k_violations_among_fewer_records_than_k():
+    """Among fewer than k records every set is smaller than k (terms for more others than there are
+    records are left out, not evaluated at negative arguments)."""
+    assert PitmanYor(0.5, 0.2).k_violations(np.array([1.0, 2.0, 3.0, 4.0]), 5).tolist() == pytest.approx([1.0] * 4)
 
 
 def simulated(model: PitmanYor, n: int, runs: int, rng) -> np.ndarray:

@@ -17,7 +17,8 @@ fingerprints, h = 41.54 and γ = 0.68, give κ ≈ 0.75 among 4e9 devices only w
 
 Gamma-function ratios are taken as differences of log-gammas written so that they stay exact to
 ~1e-12 for arguments up to 1e10 and beyond (Stirling's series of a difference, not a difference of
-two huge log-gammas).
+two huge log-gammas). A negative discount can be huge (γ < 0 at large h: −d ~ e^(h|γ|)); its ratios
+are integrals of a digamma difference, by quadrature.
 """
 
 from __future__ import annotations
@@ -125,6 +126,8 @@ class PitmanYor:
                 + d**2 / 6.0 * (polygamma(2, alpha + n) - polygamma(2, alpha))
             )
             result = alpha * per_d * exprel(d * per_d) / n
+        elif d < 0:
+            result = alpha * np.expm1(_shift(alpha, d, n)) / (n * d)
         else:
             if alpha >= _STIRLING_FROM:  # log(R / α) in closed form: the log α parts cancel exactly
                 log_r_over_alpha = _excess(alpha + d, 1.0 - d) + _excess(alpha + n, d) + (1.0 - d) * np.log1p(d / alpha) + d * np.log1p(n / alpha)
@@ -139,7 +142,9 @@ class PitmanYor:
         """Expected share of records alone in their anonymity set among n, element-wise."""
         n = _sizes(n)
         alpha, d = self.alpha, self.d
-        if alpha >= _STIRLING_FROM:  # the log α parts cancel in closed form
+        if d <= -1e-4:
+            log_u = np.log(alpha / (alpha + n - 1.0)) + _shift(alpha, d, n - 1.0)
+        elif alpha >= _STIRLING_FROM:  # the log α parts cancel in closed form
             log_u = _excess(alpha + d, 1.0 - d) + _excess(alpha + n, d - 1.0) + (1.0 - d) * (np.log1p(d / alpha) - np.log1p(n / alpha))
         else:
             log_u = log_gamma_ratio(alpha + d, 1.0 - d) + log_gamma_ratio(alpha + n, d - 1.0)
@@ -150,19 +155,38 @@ class PitmanYor:
         if k < 2:
             raise ValueError(f"k must be at least 2; got {k!r}")
         n = _sizes(n)
+        d, alpha = self.d, self.alpha
         total = np.zeros_like(n)
         for m in range(k - 1):  # the record's set holds m others: a beta-binomial term
             possible = n - 1 >= m
-            others = np.where(possible, n - 1, m)
-            log_choose = log_gamma_ratio(others - m + 1.0, float(m)) - gammaln(m + 1.0)
-            log_term = (
-                log_choose
-                + log_gamma_ratio(1.0 - self.d, float(m))
-                + log_gamma_ratio(self.alpha + n, self.d - 1.0 - m)
-                + log_gamma_ratio(self.alpha + self.d, 1.0 - self.d)
-            )
+            rest = np.where(possible, n - 1 - m, 0.0)  # the records outside its set (0 stands in for an impossible term)
+            log_term = log_gamma_ratio(rest + 1.0, float(m)) - gammaln(m + 1.0) + log_gamma_ratio(1.0 - d, float(m))
+            if d <= -1e-4:  # Γ(α+1)Γ(α+d+rest) / (Γ(α+d)Γ(α+rest+m+1)) without cancelling huge terms
+                log_term += np.log(alpha) + _shift(alpha, d, rest) - log_gamma_ratio(alpha + rest, m + 1.0)
+            else:
+                log_term += log_gamma_ratio(alpha + rest + m + 1.0, d - 1.0 - m) + log_gamma_ratio(alpha + d, 1.0 - d)
             total += np.where(possible, np.exp(log_term), 0.0)
         return _out(np.clip(total, 0.0, 1.0))
+
+
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(16)
+
+
+def _shift(alpha: float, d: float, n):
+    """``log Γ(α+d+n)/Γ(α+n) − log Γ(α+d)/Γ(α)`` for d < 0: ``∫ (ψ(z+n) − ψ(z)) dz`` from z = α to
+    α + d. The discount can be huge (−d ~ e^(h|γ|) when γ < 0), where two Stirling series cancel
+    to nothing; the integrand has one sign, so its quadrature does not. Gauss–Legendre over
+    z = α e^(wt), t in [0, 1], w = log(1 + d/α) (never α + d itself, which rounds when −d ≪ α), on
+    pieces at most 1 wide in log z: ψ's poles lie π away."""
+    n = np.asarray(n, dtype=float)
+    width = np.log1p(d / alpha)
+    pieces = int(np.ceil(-width))
+    total = np.zeros_like(n)
+    for piece in range(pieces):
+        for node, weight in zip(_NODES, _WEIGHTS):
+            z = alpha * np.exp(width * (piece + (node + 1.0) / 2.0) / pieces)
+            total += weight / 2.0 / pieces * z * digamma_difference(z, n)
+    return width * total
 
 
 def _sizes(n) -> np.ndarray:

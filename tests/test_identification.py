@@ -105,6 +105,8 @@ def test_bad_input_is_named(people):
         Identification(quasi_identifiers=["age"], population=1000).check(release)
     with pytest.raises(ValueError, match="quasi-identifiers: the set is empty"):
         anonymity_sets(release.original, [])
+    with pytest.raises(ValueError, match=r"quasi-identifiers: \['shoe_size'\] are not columns"):
+        anonymity_sets(release.original, ["age", "shoe_size"])
 
 
 def test_a_job_samples_quasi_identifier_sets(tmp_path, people):

@@ -288,27 +288,47 @@ def learner_joint(thetas, phis, offsets, tuples, sensitive):
 
 
 @numba.njit(nogil=True, cache=True)
-def covering_pairs(tuples, offsets, class_cells, covers):
+def covering_pairs(tuples, offsets, class_cells, cell_offsets, cell_values, index_offsets, index_classes):
     """(tuple, class) pairs where every cell of the class covers the tuple's value.
 
-    class_cells (C, A): each class's cell per attribute (cells numbered across attributes);
-    covers[cell, offsets[a] + v]: whether the cell covers value v of its attribute a.
+    class_cells (C, A): each class's cell per attribute (cells numbered across attributes, each
+    holding sorted flat value indices ``cell_values[cell_offsets[c]:cell_offsets[c + 1]]``). The
+    classes whose first attribute's cell holds value v are ``index_classes[index_offsets[v]:
+    index_offsets[v + 1]]``: only those are tried for a tuple, so the cost follows the overlaps of
+    the groups, not their number.
     """
     n_tuples, n_attributes = tuples.shape
     pair_tuple = []
     pair_class = []
     for u in range(n_tuples):
-        for c in range(class_cells.shape[0]):
+        if tuples[u, 0] < 0:
+            continue
+        first = tuples[u, 0]
+        for i in range(index_offsets[first], index_offsets[first + 1]):
+            c = index_classes[i]
             covered = True
-            for a in range(n_attributes):
+            for a in range(1, n_attributes):
                 v = tuples[u, a]
-                if v < 0 or not covers[class_cells[c, a], offsets[a] + v]:
+                if v < 0 or not _holds(cell_values, cell_offsets[class_cells[c, a]], cell_offsets[class_cells[c, a] + 1], offsets[a] + v):
                     covered = False
                     break
             if covered:
                 pair_tuple.append(u)
                 pair_class.append(c)
     return np.array(pair_tuple, dtype=np.int64), np.array(pair_class, dtype=np.int64)
+
+
+@numba.njit(nogil=True, cache=True)
+def _holds(values, start, end, value):
+    """Whether the sorted ``values[start:end]`` hold ``value`` (bisection)."""
+    low, high = start, end
+    while low < high:
+        middle = (low + high) // 2
+        if values[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low < end and values[low] == value
 
 
 @numba.njit(nogil=True, cache=True)

@@ -91,12 +91,16 @@ class FlatModel:
         rows = np.bincount(inverse.ravel(), weights=np.repeat(class_count, class_cells.shape[1]))
         return unique[:, 0].copy(), cell_offsets[unique[:, 1]], cell_offsets[unique[:, 1] + 1], rows.astype(np.int64)
 
-    def covers(self) -> np.ndarray:
-        """covers[cell, flat value]: the cell holds the value."""
-        _, offsets, values = self.cells
-        matrix = np.zeros((len(offsets) - 1, self.offsets[-1]), dtype=np.bool_)
-        matrix[np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)), values] = True
-        return matrix
+    def first_attribute_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """(offsets, classes): the classes whose cell of the first attribute holds each of its values."""
+        _, cell_offsets, cell_values = self.cells
+        _, _, class_cells = self.classes
+        starts, ends = cell_offsets[class_cells[:, 0]], cell_offsets[class_cells[:, 0] + 1]
+        classes = np.repeat(np.arange(len(class_cells)), ends - starts)
+        values = cell_values[np.concatenate([np.arange(a, b) for a, b in zip(starts, ends)])] if len(starts) else np.empty(0, dtype=np.int64)
+        order = np.argsort(values, kind="stable")
+        offsets = np.concatenate([[0], np.cumsum(np.bincount(values, minlength=self.offsets[1]))]).astype(np.int64)
+        return offsets, classes[order].astype(np.int64)
 
     def slot_offsets(self) -> np.ndarray:
         """Where each row's slot counts start: a row has one slot per row of its group."""
@@ -205,7 +209,7 @@ class Posterior:
 def _generalized(model: FlatModel, phis: np.ndarray, tuples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     class_s, class_count, class_cells = model.classes
     _, cell_offsets, cell_values = model.cells
-    pair_tuple, pair_class = covering_pairs(tuples, model.offsets, class_cells, model.covers())
+    pair_tuple, pair_class = covering_pairs(tuples, model.offsets, class_cells, cell_offsets, cell_values, *model.first_attribute_index())
     attacker = generalized_attacker(
         phis, model.offsets, tuples, pair_tuple, pair_class, class_s, class_count, class_cells, cell_offsets, cell_values, model.n_sensitive
     )

@@ -6,7 +6,7 @@ Two schemes share one layout. Rows are the released rows, sorted by group (`grou
 
 - ``generalized`` (k-anonymity, ℓ-diversity; a horizontal scheme): ``qi[j, a]`` is the id of the
   row's generalized cell for quasi-identifier ``a``; the cell covers the domain codes
-  ``cell_values[a][cell_offsets[a][c]:cell_offsets[a][c + 1]]``. A row's hidden value is any
+  ``cell_values[a][cell_offsets[a][c]:cell_offsets[a][c + 1]]`` (sorted). A row's hidden value is any
   tuple of the product of its cells (assumption (33) of the seed).
 - ``anatomy`` (a vertical scheme): ``qi[j]`` is a tuple of domain codes of the group's
   quasi-identifier table; which of the group's tuples belongs to which sensitive value is hidden

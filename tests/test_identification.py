@@ -179,3 +179,20 @@ def test_a_tail_lighter_than_geometric_is_pointed_out():
     free = Identification(quasi_identifiers=["q"], population=10**6, allow_negative_gamma=True).evaluate(release, seed=0).measures
     assert free["gamma"] < 0 and free["warning"] is None
     assert abs(free["kappa_table_fitted"] - free["kappa_table"]) < abs(bounded["kappa_table_fitted"] - bounded["kappa_table"])
+
+
+def test_report_labels_tell_alike_evaluations_apart(people):
+    """The figure keys curves by label: evaluations of the same quasi-identifiers must not share one."""
+    import json
+
+    measures = Identification(quasi_identifiers=QUASI, population=10**6, repeats=2).evaluate(Release.load(people, [people]), seed=0).measures
+    base = {**measures, "status": "ok", "family": "identification", "release": "r"}
+    rows = [
+        {**base, "scenario_id": "id-1", "params": json.dumps({"allow_negative_gamma": False})},
+        {**base, "scenario_id": "id-2", "params": json.dumps({"allow_negative_gamma": True})},
+        {**base, "scenario_id": "id-3", "params": json.dumps({"allow_negative_gamma": False})},
+    ]
+    notes = summarize(pd.DataFrame(rows)).section("Identification").notes
+    labels = sorted(note.split(":")[0] for note in notes if "would be identified" in note)
+    quasi = ", ".join(QUASI)
+    assert labels == [f"{quasi} (γ < 0 allowed)", f"{quasi} [id-1]", f"{quasi} [id-3]"]

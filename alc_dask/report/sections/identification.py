@@ -56,11 +56,7 @@ def section(family: str, scores: pd.DataFrame) -> Section:
     )
     table[["n_rows", "population", "k"]] = table[["n_rows", "population", "k"]].astype("Int64")
     table[SHARES] = table[SHARES].map(_significant)
-    several = {"release": ranked["release"].nunique() > 1, "fit_method": ranked["fit_method"].nunique() > 1}
-    labels = [
-        label + "".join(f" ({getattr(row, field)})" for field, shown in several.items() if shown)
-        for row, label in zip(ranked.itertuples(), table["quasi_identifiers"])
-    ]
+    labels = _labels(ranked, table["quasi_identifiers"])
     curves = {}
     for row, label in zip(ranked.itertuples(), labels):
         grid = np.geomspace(1, row.population, 200)
@@ -79,6 +75,20 @@ def section(family: str, scores: pd.DataFrame) -> Section:
         {"Identification: correctness forecast": correctness_forecasts(curves)},
         notes,
     )
+
+
+def _labels(ranked: pd.DataFrame, quasi: pd.Series) -> list[str]:
+    """The quasi-identifiers, with the release, the fit method and whether γ < 0 was allowed when
+    these differ, and the scenario id when that is still not enough (the figure keys its curves by
+    label: two alike would draw one)."""
+    negative = [bool(json.loads(p).get("allow_negative_gamma")) if isinstance(p, str) else False for p in ranked.get("params", [None] * len(ranked))]
+    several = {"release": ranked["release"].nunique() > 1, "fit_method": ranked["fit_method"].nunique() > 1}
+    labels = [
+        label + "".join(f" ({getattr(row, field)})" for field, shown in several.items() if shown) + (" (γ < 0 allowed)" if free and not all(negative) else "")
+        for row, label, free in zip(ranked.itertuples(), quasi, negative)
+    ]
+    repeated = pd.Series(labels).duplicated(keep=False)
+    return [f"{label} [{scenario}]" if twice else label for label, scenario, twice in zip(labels, ranked["scenario_id"], repeated)]
 
 
 def _in_words(label: str, row) -> str:

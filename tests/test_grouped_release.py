@@ -76,6 +76,51 @@ def test_a_hierarchy_resolves_cells_and_adds_its_values_to_the_domain(files):
     grouped = Release.load(files / "original.csv", [], grouped=generalized(files, hierarchies={"ZIP": files / "zip.csv"})).grouped
     assert cell(grouped, 0, "ZIP") == {f"4550{d}" for d in range(10)}
     assert len(grouped.domains[1]) == 22
+    assert [sorted(cell(grouped, row, "Nat")) for row in range(8)] == [
+        ["Japan", "Malaysia"],
+        ["Japan", "Malaysia"],
+        ["Japan"],
+        ["Japan"],
+        ["China", "Japan"],
+        ["China", "Japan"],
+        ["India", "Malaysia"],
+        ["India", "Malaysia"],
+    ]
+    assert [len(cell(grouped, row, "ZIP")) for row in range(8)] == [10, 10, 10, 10, 1, 1, 1, 1]
+    decoded = [(grouped.domains[0][n], grouped.domains[1][z]) for n, z in grouped.original_qi]
+    assert decoded == list(zip(ORIGINAL["Nat"], ORIGINAL["ZIP"].astype(str)))
+    assert list(grouped.sensitive_values[grouped.original_sensitive]) == ORIGINAL["Dis"].tolist()
+    for a in range(2):  # CSR of the distinct cells: one id per cell, codes sorted within it
+        assert grouped.cell_offsets[a].dtype == np.int64 and grouped.cell_values[a].dtype == np.int32
+        assert len(grouped.cell_offsets[a]) == len(np.unique(grouped.qi[:, a])) + 1
+        for c in range(len(grouped.cell_offsets[a]) - 1):
+            codes = grouped.cell_values[a][grouped.cell_offsets[a][c] : grouped.cell_offsets[a][c + 1]]
+            assert np.all(np.diff(codes) > 0)
+    assert all(array.flags.c_contiguous for array in (grouped.qi, grouped.original_qi, grouped.sensitive_codes, grouped.group_offsets))
+    assert grouped.qi.dtype == grouped.original_qi.dtype == grouped.sensitive_codes.dtype == np.int32 and grouped.group_offsets.dtype == np.int64
+
+
+def test_rows_are_sorted_by_group_in_order_of_first_appearance(files):
+    shuffled = [6, 2, 0, 7, 3, 1, 4, 5]
+    GENERALIZED.iloc[shuffled].to_csv(files / "k2.csv", index=False)
+    grouped = Release.load(files / "original.csv", [], grouped=generalized(files)).grouped
+    assert grouped.group_offsets.tolist() == [0, 2, 4, 6, 8]
+    rows = [6, 7, 2, 3, 0, 1, 4, 5]  # group of row 7 (India/Malaysia) first, then Japan's, ...
+    assert list(grouped.sensitive_values[grouped.sensitive_codes]) == ORIGINAL["Dis"].iloc[rows].tolist()
+    GENERALIZED.assign(G=["b", "b", "a", "a", "b", "b", "c", "c"]).to_csv(files / "k2.csv", index=False)
+    grouped = Release.load(files / "original.csv", [], grouped=generalized(files, group="G")).grouped
+    assert grouped.group_offsets.tolist() == [0, 4, 6, 8]  # group b: rows 1, 2, 5, 6 (its cells may differ)
+    assert list(grouped.sensitive_values[grouped.sensitive_codes]) == ORIGINAL["Dis"].iloc[[0, 1, 4, 5, 2, 3, 6, 7]].tolist()
+
+
+def test_a_control_table_is_encoded_in_the_same_codes(files):
+    control = pd.DataFrame({"Nat": ["Japan", "Peru"], "ZIP": [45509, 45501], "Dis": ["Flu", "Flu"]})
+    control.to_csv(files / "control.csv", index=False)
+    grouped = Release.load(
+        files / "original.csv", [], control=files / "control.csv", grouped=generalized(files, hierarchies={"ZIP": files / "zip.csv"})
+    ).grouped
+    japan, zip_45509 = list(grouped.domains[0]).index("Japan"), list(grouped.domains[1]).index("45509")
+    assert grouped.control_qi.tolist() == [[japan, zip_45509], [-1, list(grouped.domains[1]).index("45501")]]  # Peru: outside the domain
 
 
 def test_table_i_c_reads_as_anatomy(files):
@@ -85,6 +130,17 @@ def test_table_i_c_reads_as_anatomy(files):
     nations = grouped.domains[0][grouped.qi[:, 0]].tolist()
     assert nations == QIT["Nat"].tolist()
     assert list(grouped.sensitive_values[grouped.sensitive_codes]) == ST["Dis"].tolist()
+
+
+def test_anatomy_groups_follow_the_quasi_identifier_table(files):
+    QIT.iloc[[4, 5, 0, 1, 2, 3, 6, 7]].to_csv(files / "qit.csv", index=False)
+    ST.iloc[::-1].to_csv(files / "st.csv", index=False)
+    grouped = Release.load(files / "original.csv", [], grouped=anatomy(files)).grouped
+    assert grouped.group_offsets.tolist() == [0, 2, 4, 6, 8]
+    assert list(grouped.domains[0][grouped.qi[:, 0]]) == ["Japan", "China", "Japan", "Malaysia", "Japan", "Japan", "Malaysia", "India"]
+    by_group = list(grouped.sensitive_values[grouped.sensitive_codes])
+    assert by_group == ["Diabetes", "HIV", "Flu", "Heart", "Stomach", "Flu", "Heart", "Flu"]  # group 3, 1, 2, 4; the sensitive table's order within
+    assert grouped.original_qi.shape == (8, 2) and (grouped.original_qi >= 0).all()
 
 
 def test_counts_expand_the_sensitive_table(files):
@@ -102,7 +158,15 @@ def test_counts_expand_the_sensitive_table(files):
         ("(30, 40]", {"35", "39", "40"}),
         ("[30, 40[", {"30", "35", "39"}),
         ("[-5, 5)", {"-3"}),
+        ("[-5--3]", {"-3"}),
+        ("]30, 40]", {"35", "39", "40"}),
+        ("[29.5, 35.0]", {"30", "35"}),
+        (">=40", {"40", "45"}),
+        ("<5", {"-3"}),
+        ("<= 5", {"-3", "5"}),
+        ("> 40", {"45"}),
         ("{5, 45}", {"5", "45"}),
+        ("{5,45.0}", {"5", "45"}),
         ("3*", {"30", "35", "39"}),
         ("40", {"40"}),
         ("40.0", {"40"}),
@@ -120,7 +184,8 @@ def test_cell_rules_on_text():
     assert set(domain.values[domain.cell("Mal*", None)]) == {"Mali"}
     for bad, reason in (
         ("[100, 200]", "no value of the domain lies"),
-        ("{Mars}", "none of its values"),
+        ("{Mars}", "its member 'Mars' is not a value of the domain"),
+        ("{Malaysia, Mars}", "its member 'Mars'"),
         ("Mars", "not a value of the domain"),
         ("9*", "matches it"),
     ):
@@ -144,12 +209,30 @@ def test_a_cell_no_hierarchy_covers_is_named(files):
         ),
         (lambda f: ST.assign(Count=[1, 1, 1, -1, 1, 1, 1, 1]).to_csv(f / "st.csv", index=False), r"st\.csv: column 'Count', row 4: count '-1'"),
         (lambda f: ST.drop(columns="Dis").to_csv(f / "st.csv", index=False), r"st\.csv: column 'Dis' is missing"),
+        (lambda f: ST.assign(Count=[1, 1.5, 1, 1, 1, 1, 1, 1]).to_csv(f / "st.csv", index=False), r"st\.csv: column 'Count', row 2: count '1\.5'"),
+        (lambda f: ST.assign(Count=[1, 1, 1, 1, "x", 1, 1, 1]).to_csv(f / "st.csv", index=False), r"st\.csv: column 'Count', row 5: count 'x'"),
+        (lambda f: ST.assign(Count=[1, 1, 2, 0, 1, 1, 1, 1]).to_csv(f / "st.csv", index=False), None),  # 2 Flu, 0 Stomach: still 2 rows
+        (lambda f: QIT[QIT["GID"] != 2].to_csv(f / "qit.csv", index=False), r"group '2' is only in .*st\.csv"),
+        (lambda f: QIT.assign(GID=[1, 1, 2, None, 3, 3, 4, 4]).to_csv(f / "qit.csv", index=False), r"qit\.csv: column 'GID', row 4: a missing group id"),
+        (lambda f: QIT.assign(Nat=["Japan", None, *QIT["Nat"][2:]]).to_csv(f / "qit.csv", index=False), r"qit\.csv: column 'Nat', row 2: a missing quasi"),
+        (lambda f: ST.assign(Dis=[None, *ST["Dis"][1:]]).to_csv(f / "st.csv", index=False), r"st\.csv: column 'Dis', row 1: a missing sensitive value"),
     ],
 )
 def test_bad_anatomy_tables_are_named(files, change, message):
     change(files)
+    if message is None:
+        Release.load(files / "original.csv", [], grouped=anatomy(files))
+        return
     with pytest.raises(ReleaseError, match=message):
         Release.load(files / "original.csv", [], grouped=anatomy(files))
+
+
+def test_declared_k_and_l_are_checked_per_anatomy_group(files):
+    ST.assign(Dis=["Flu", "Flu", *ST["Dis"][2:]]).to_csv(files / "st.csv", index=False)
+    with pytest.raises(ReleaseError, match=r"qit\.csv: group '1' has 1 distinct sensitive values, fewer than the declared l = 2"):
+        Release.load(files / "original.csv", [], grouped=anatomy(files, l=2))
+    with pytest.raises(ReleaseError, match=r"qit\.csv: group '1' has 2 rows, fewer than the declared k = 3"):
+        Release.load(files / "original.csv", [], grouped=anatomy(files, k=3))
 
 
 def test_bad_generalized_tables_are_named(files):
@@ -157,13 +240,33 @@ def test_bad_generalized_tables_are_named(files):
         Release.load(files / "original.csv", [], grouped=generalized(files, sensitive="Disease"))
     with pytest.raises(ReleaseError, match=r"k2\.csv: column 'Age' is missing"):
         Release.load(files / "original.csv", [], grouped=generalized(files, quasi_identifiers=["Nat", "Age"]))
-    with pytest.raises(ReleaseError, match=r"group 1 \(in order of appearance\) has 2 rows, fewer than the declared 3"):
+    with pytest.raises(ReleaseError, match=r"k2\.csv: the group of row 1 has 2 rows, fewer than the declared k = 3"):
         Release.load(files / "original.csv", [], grouped=generalized(files, k=3))
-    with pytest.raises(ReleaseError, match=r"has 2 distinct sensitive values, fewer than the declared 3"):
+    with pytest.raises(ReleaseError, match=r"k2\.csv: the group of row 1 has 2 distinct sensitive values, fewer than the declared l = 3"):
         Release.load(files / "original.csv", [], grouped=generalized(files, l=3))
+    with pytest.raises(
+        ReleaseError, match=r"k2\.csv: column 'ZIP', row 3: cell '\[100, 200\]' cannot be read \(no value of the domain lies in this interval\)"
+    ):
+        GENERALIZED.assign(ZIP=["4550*", "4550*", "[100, 200]", "[100, 200]", *GENERALIZED["ZIP"][4:]]).to_csv(files / "k2.csv", index=False)
+        Release.load(files / "original.csv", [], grouped=generalized(files))
+    with pytest.raises(ReleaseError, match=r"k2\.csv: column 'Nat', row 7: cell '\{India, Peru\}' cannot be read \(its member 'Peru'"):
+        GENERALIZED.assign(Nat=[*GENERALIZED["Nat"][:6], "{India, Peru}", "{India, Peru}"]).to_csv(files / "k2.csv", index=False)
+        Release.load(files / "original.csv", [], grouped=generalized(files))
+    with pytest.raises(ReleaseError, match=r"k2\.csv: column 'Nat', row 1: cell '' cannot be read \(it is empty\)"):
+        GENERALIZED.assign(Nat=[None, *GENERALIZED["Nat"][1:]]).to_csv(files / "k2.csv", index=False)
+        Release.load(files / "original.csv", [], grouped=generalized(files))
+    GENERALIZED.assign(Age=30).to_csv(files / "k2.csv", index=False)
+    with pytest.raises(ReleaseError, match=r"original\.csv: column 'Age' is missing"):
+        Release.load(files / "original.csv", [], grouped=generalized(files))
+    GENERALIZED.to_csv(files / "k2.csv", index=False)
     ORIGINAL.drop(columns=["ID", "Dis"]).to_csv(files / "original.csv", index=False)
     with pytest.raises(ReleaseError, match=r"original\.csv: column 'Dis' is missing"):
         Release.load(files / "original.csv", [files / "original.csv"], grouped=generalized(files))
+
+
+def test_numbers_written_otherwise_are_one_value():
+    domain = Domain.joined(["37", "40"], ["37.0", "38", "040"])
+    assert domain.values.tolist() == ["37", "38", "40"] and domain.codes(["37.0", None, "41"]).tolist() == [0, -1, -1]
 
 
 def test_hierarchy_entries_cover_their_leaves(files):
@@ -194,11 +297,32 @@ def test_a_job_with_only_a_grouped_release_loads_and_its_files_are_fingerprinted
         ({"scheme": "anatomy", "table": "qit.csv", "sensitive": "Dis"}, "an anatomy release needs sensitive_table and group"),
         ({"scheme": "generalized", "table": "k2.csv", "sensitive_table": "st.csv", "sensitive": "Dis"}, "sensitive_table is for anatomy releases"),
         ({"scheme": "generalized", "table": "missing.csv", "sensitive": "Dis"}, r"release\.grouped\.table"),
+        (
+            {"scheme": "generalized", "table": "k2.csv", "sensitive": "Dis", "hierarchies": {"ZIP": "nope.csv"}},
+            r"release\.grouped\.hierarchies\.ZIP: .*nope\.csv",
+        ),
+        ({"scheme": "generalized", "table": "k2.csv", "sensitive": "Dis", "count": "n"}, "count is for anatomy releases"),
+        ({"scheme": "generalized", "table": "k2.csv", "sensitive": "Dis", "k": 0}, r"grouped\.k: Input should be greater than or equal to 1"),
+        ({"scheme": "generalized", "table": "k2.csv", "sensitive": "Dis", "hierarchy_delimiter": ";;"}, r"grouped\.hierarchy_delimiter"),
     ],
 )
 def test_bad_grouped_specs_are_refused_at_load(files, grouped, message):
     with pytest.raises((JobSpecError, ReleaseError), match=message):
         check_files(load_job(write_job(files, grouped, [{"family": "relative_threat"}])))
+
+
+def test_a_hierarchy_file_is_checked_as_a_file_not_as_a_table(files):
+    (files / "age.txt").write_text("5;[0, 10[;[0, 10[;*\n15;[10, 20[;[10, 20[;*\n")  # read as a CSV table, its header would repeat " 10[" twice
+    grouped = {"scheme": "generalized", "table": "k2.csv", "sensitive": "Dis", "hierarchies": {"ZIP": "zip.csv", "Nat": "age.txt"}}
+    spec = load_job(write_job(files, grouped, [{"family": "relative_threat"}]))
+    check_files(spec)
+    assert [field for field, _ in spec.release.files()] == [
+        "release.original",
+        "release.grouped.table",
+        "release.grouped.hierarchies.Nat",  # the job file's order (safe_dump sorts keys)
+        "release.grouped.hierarchies.ZIP",
+    ]
+    assert all(path.startswith(str(files)) for _, path in spec.release.files())  # relative to the job file
 
 
 def test_a_release_needs_something_released(files):

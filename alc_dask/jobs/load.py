@@ -11,12 +11,13 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from alc_dask.data.fingerprint import dataset_files
 from alc_dask.data.parts import list_parts
 from alc_dask.families import get_family
 from alc_dask.families.alc_settings import INVALID_FIELD
 from alc_dask.jobs.errors import JobSpecError
 from alc_dask.jobs.plain_yaml import PlainDataLoader
-from alc_dask.jobs.spec import FamilyScenario, JobSpec, PaperProtocol
+from alc_dask.jobs.spec import HIERARCHIES, FamilyScenario, JobSpec, PaperProtocol
 
 _TAGS = {"explicit", "each_column", "sampled_known", "paper", "family"}
 
@@ -84,9 +85,12 @@ def resolve_paths(spec: JobSpec, base: Path) -> JobSpec:
 def check_files(spec: JobSpec, source: str = "job") -> None:
     """Fail early, naming the field, when an input is missing: a release table (file, directory of
     parts, glob or URL: ``ReleaseError``, also when its URL cannot be reached or its parts disagree
-    on columns or types) or a jobs file."""
+    on columns or types), a generalization hierarchy's file or a jobs file."""
     for field, value in spec.release.files():
-        list_parts(value, f"{source}: {field}")
+        if field.startswith(HIERARCHIES):
+            dataset_files(value, f"{source}: {field}")  # found and reachable; read by its own rules
+        else:
+            list_parts(value, f"{source}: {field}")
     for i, scenario in enumerate(spec.scenarios):
         if isinstance(scenario, PaperProtocol):
             _check_file(scenario.jobs_file, f"{source}: scenarios[{i}].jobs_file")

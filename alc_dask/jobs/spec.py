@@ -38,23 +38,28 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+HIERARCHIES = "release.grouped.hierarchies"
+"""The field of a generalization hierarchy's file: a file of its own format, not a table."""
+
+
 class GroupedSpec(Strict):
     """A group-anonymized release (seed 002): a ``generalized`` table (k-anonymity, ℓ-diversity:
     generalized quasi-identifier cells, the sensitive value in clear; groups by ``group`` or by
     alike cells), or ``anatomy``: a quasi-identifier ``table`` and a ``sensitive_table`` joined by
     ``group`` (with ``count`` per sensitive value, or one row each). ``hierarchies`` (ARX's CSV
-    format) resolve generalized cells; ``k`` and ``l``, when declared, are checked per group."""
+    format, ``hierarchy_delimiter`` between levels) resolve generalized cells; ``k`` and ``l``, when
+    declared, are checked per group. See ``alc_dask.data.generalization`` for what a cell covers."""
 
     scheme: Literal["generalized", "anatomy"]
     table: str
     sensitive_table: str | None = None
     sensitive: str
     quasi_identifiers: Annotated[list[str], Field(min_length=1)] | None = None
-    """Default: every column of ``table`` but the sensitive, group and count columns."""
+    """Default: every column of ``table`` but the sensitive and group columns."""
     group: str | None = None
     count: str | None = None
     hierarchies: dict[str, str] = {}
-    hierarchy_delimiter: str = ";"
+    hierarchy_delimiter: Annotated[str, Field(min_length=1, max_length=1)] = ";"
     k: Annotated[int, Field(ge=1)] | None = None
     l: Annotated[int, Field(ge=1)] | None = None  # noqa: E741 (the scheme's own name)
 
@@ -64,6 +69,8 @@ class GroupedSpec(Strict):
             raise ValueError("an anatomy release needs sensitive_table and group (the column joining the two tables)")
         if self.scheme == "generalized" and self.sensitive_table is not None:
             raise ValueError("sensitive_table is for anatomy releases; a generalized table holds its sensitive column")
+        if self.scheme == "generalized" and self.count is not None:
+            raise ValueError("count is for anatomy releases (the sensitive table's column); a generalized table has one row a person")
         return self
 
     def files(self) -> list[tuple[str, str]]:
@@ -71,7 +78,7 @@ class GroupedSpec(Strict):
         files = [("release.grouped.table", self.table)]
         if self.sensitive_table:
             files.append(("release.grouped.sensitive_table", self.sensitive_table))
-        return files + [(f"release.grouped.hierarchies.{c}", p) for c, p in self.hierarchies.items()]
+        return files + [(f"{HIERARCHIES}.{c}", p) for c, p in self.hierarchies.items()]
 
 
 class ReleaseSpec(Strict):

@@ -202,3 +202,11 @@ def test_a_partitioned_release_republished_at_the_same_path_is_refused_on_resume
     write_parts(anonymized, tables=1, start=2, rows=30)
     with pytest.raises(ResultsError, match=r"other settings or data \(changed: release\.anonymized\[0\] data\)"):
         ResultStore.create(tmp_path / "out", manifest(spec))
+
+
+def test_a_release_without_a_grouped_table_keeps_the_settings_earlier_versions_recorded(tmp_path):
+    """Version 0.4.0's manifests had no `grouped` key; writing `grouped: null` changed every fingerprint,
+    so no earlier results folder would resume."""
+    original, anonymized = write_parts(tmp_path / "original"), write_parts(tmp_path / "anonymized")
+    settings = manifest(validate_job(job(str(original), str(anonymized), str(tmp_path / "out"))))["settings"]["release"]
+    assert set(settings) == {"name", "original", "anonymized", "control", "columns", "kinds"}

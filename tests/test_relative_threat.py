@@ -211,6 +211,7 @@ def test_jobs_on_a_cluster_measure_threat_and_alc_with_chains_on_separate_worker
     from alc_dask.data import Release
     from alc_dask.families.relative_threat import RelativeThreat
     from alc_dask.jobs.load import load_job
+    from alc_dask.results import read_predictions
 
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, scheduler_kwargs={"dashboard": False})
     with cluster, Client(cluster) as client:
@@ -231,6 +232,11 @@ def test_jobs_on_a_cluster_measure_threat_and_alc_with_chains_on_separate_worker
     for measure in ("gt_attacker", "gt_learner", "faithfulness", "rhat_max", "abs_attacker"):
         assert local[measure] == pytest.approx(threat[measure], rel=1e-12), measure
     assert local["chain_workers"] == 1
+    predictions = read_predictions(mondrian_release / f"out-{name}", [threat["scenario_id"]])
+    assert sorted(predictions["side"].unique()) == ["attacker", "ideal", "learner", "random_worlds"]
+    attacker = predictions[predictions["side"] == "attacker"]
+    assert len(attacker) == 600 and attacker["correct"].mean() >= threat["gt_attacker"]  # ties count whole here, a share in GT
+    assert "true" not in predictions or predictions["true"].isna().all()  # no values written
 
 
 def test_a_release_without_grouped_table_is_refused(make_table):

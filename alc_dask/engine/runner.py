@@ -263,10 +263,11 @@ def manifest(spec: JobSpec) -> dict:
     the data of each release file and the alc_dask version."""
     from alc_dask import __version__  # read when called: the package imports this module as it initializes
 
+    unset = {"grouped"} if spec.release.grouped is None else set()  # releases of earlier versions had none: they still resume
     settings = spec.model_dump(
         mode="json",
         include={"name", "release", "halting", "measure", "baseline_settings", "swap_fraction", "seed", "store_values"},
-        exclude={"release": {"broadcast_limit", "rows_per_part"}},  # where the release is held never changes a score
+        exclude={"release": {"broadcast_limit", "rows_per_part", *unset}},  # where the release is held never changes a score
     )
     data = {field: data_digest(path, field) for field, path in release_files(spec)}
     fingerprint = hashlib.sha256(json.dumps([settings, data, __version__], sort_keys=True).encode()).hexdigest()[:16]

@@ -35,6 +35,7 @@ from alc_dask.measure.relative_threat import (
     relative_global_threat,
     relative_threat,
     split_rhat,
+    threatened,
 )
 
 RHAT_LIMIT = 1.1
@@ -142,6 +143,7 @@ class RelativeThreat(EvaluationFamily):
         if outside:
             warnings.append(f"{outside} original rows have a value outside the release's domain (missing): counted as not threatened")
         sizes = grouped.group_sizes
+        distributions = {"attacker": p_attacker, "learner": p_learner, "random_worlds": p_worlds, "ideal": p_ideal}
         return Evaluation(
             {
                 "scheme": grouped.scheme,
@@ -177,8 +179,32 @@ class RelativeThreat(EvaluationFamily):
                 **diagnostics,
                 "risk": risk_label(headline),
                 "warning": "; ".join(warnings) or None,
-            }
+            },
+            _per_victim(distributions, truth),
         )
+
+
+def _per_victim(distributions: dict[str, np.ndarray], truth: np.ndarray) -> pa.Table:
+    """Per original row and distribution (``side``): whether its most probable value is the row's
+    (``correct``: the row is threatened under it) and that value's probability (``confidence``:
+    the threat level); ``abstained`` where the release says nothing of the row."""
+    sides, targets, correct, confidence, abstained = [], [], [], [], []
+    for side, q in distributions.items():
+        missing = np.isnan(q).any(axis=1)
+        sides += [side] * len(truth)
+        targets.append(np.arange(len(truth)))
+        correct.append(threatened(q, truth) > 0)
+        confidence.append(np.where(missing, 0.0, np.nanmax(np.where(missing[:, None], 0.0, q), axis=1)))
+        abstained.append(missing)
+    return pa.table(
+        {
+            "target": np.concatenate(targets),
+            "side": sides,
+            "correct": np.concatenate(correct),
+            "confidence": np.concatenate(confidence),
+            "abstained": np.concatenate(abstained),
+        }
+    )
 
 
 def _diagnostics(chains) -> dict:

@@ -36,9 +36,14 @@ class ChainSettings:
     swaps: int = 1
     """Metropolis swap proposals per group and sweep (Anatomy)."""
 
-    @property
-    def kept(self) -> int:
-        return max(0, (self.iterations - self.burn_in) // self.thin)
+    def __post_init__(self):
+        for name in ("iterations", "thin", "swaps"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1; got {getattr(self, name)!r}")
+        if not 0 <= self.burn_in <= self.iterations - self.thin:
+            raise ValueError(f"iterations ({self.iterations}) leave no draw after burn_in ({self.burn_in}) at thin {self.thin}")
+        if not (self.alpha > 0 and self.beta > 0):
+            raise ValueError(f"alpha and beta must be positive; got {self.alpha!r}, {self.beta!r}")
 
 
 @dataclass(frozen=True, eq=False)

@@ -248,3 +248,15 @@ def test_a_release_without_grouped_table_is_refused(make_table):
         RelativeThreat(iterations=100, burn_in=50, thin=10).evaluate(Release.load(table, [table]), 0)
     with pytest.raises(ValueError, match="leave no draw after burn_in"):
         RelativeThreat(iterations=100, burn_in=95, thin=10)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [({"iterations": 50, "burn_in": 100}, "leave no draw after burn_in"), ({"thin": 0}, "thin must be a whole number"), ({"beta": 0}, "must be positive")],
+)
+def test_the_attack_refuses_chains_that_cannot_run(params, message):
+    from alc_dask.attacks.registry import build_attack
+    from alc_dask.measure import SettingError
+
+    with pytest.raises(SettingError, match=message):
+        build_attack("bayesian_group", **params)

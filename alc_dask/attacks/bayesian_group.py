@@ -40,14 +40,7 @@ class BayesianGroup:
         swaps: int = 1,
         seed: int = 0,
     ):
-        check_count("iterations", iterations, minimum=2)
-        check_count("thin", thin)
         check_count("chains", chains)
-        check_count("swaps", swaps)
-        if not 0 <= burn_in <= iterations - thin:
-            raise ValueError(f"burn_in must lie in [0, iterations - thin] = [0, {iterations - thin}]; got {burn_in!r}")
-        if alpha <= 0 or beta <= 0:
-            raise ValueError(f"alpha and beta must be positive; got {alpha!r}, {beta!r}")
         self.settings = ChainSettings(iterations, burn_in, thin, alpha, beta, swaps)
         self.chains, self.seed = chains, seed
 

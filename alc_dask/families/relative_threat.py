@@ -61,8 +61,7 @@ class RelativeThreatParams(FamilyParams):
 
     @model_validator(mode="after")
     def _draws_kept(self):
-        if self.burn_in + self.thin > self.iterations:
-            raise ValueError(f"iterations ({self.iterations}) leave no draw after burn_in ({self.burn_in}) at thin {self.thin}")
+        self.chain_settings()  # the chains' own checks (a draw must be left after burn-in)
         return self
 
     def chain_settings(self) -> ChainSettings:

@@ -52,8 +52,10 @@ def test_18_digit_ids_keep_distinct_codes(tmp_path, fmt, with_missing, kind):
         np.testing.assert_array_equal(codes, codes_of(release.anonymized[0], "account"))
         decoded = release.decode("account", codes)
         assert [v for i, v in enumerate(decoded) if not (with_missing and i == 5)] == [int(v) for i, v in enumerate(ACCOUNTS) if not (with_missing and i == 5)]
-    else:  # continuous: distances need floats only
-        assert release.original.values[release.original.continuous.index("account")][0] == float(ACCOUNTS[0])
+    else:  # continuous: measured from the smallest id, every id stays apart as a float
+        values = release.original.values[release.original.continuous.index("account")]
+        assert column.origin == ACCOUNTS[0] and len(np.unique(values[~np.isnan(values)])) == 40 - with_missing
+        np.testing.assert_array_equal(values[:3], [0.0, 3.0, 6.0])
 
 
 def test_two_valued_int64_secret_has_two_codes():
@@ -164,7 +166,9 @@ def test_datetime_columns_are_continuous_timestamps():
     release = Release.load(frame, [frame])
     assert release.columns["when"].kind is ColumnKind.CONTINUOUS
     values = release.original.values[release.original.continuous.index("when")]
-    np.testing.assert_array_equal(values, frame["when"].astype("int64").to_numpy(np.float64))
+    nanoseconds = frame["when"].astype("int64")  # beyond 2^53: measured exactly from the earliest
+    assert release.columns["when"].origin == nanoseconds.min()
+    np.testing.assert_array_equal(values, (nanoseconds - nanoseconds.min()).to_numpy(np.float64))
 
 
 def test_datetime_declared_categorical_keeps_every_instant():

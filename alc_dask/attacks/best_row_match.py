@@ -105,21 +105,21 @@ class BestRowMatch:
         values, confidence = [np.empty(0)], [np.empty(0)]
         for start in range(0, targets.n_rows, self.batch_size):
             matches = best_matches(targets.rows(slice(start, start + self.batch_size)), tables, as_points, known, client=client, split_every=self.split_every)
-            median, share = median_of_matches(matches.histogram, points.points, tolerance, span)
+            median, share = median_of_matches(matches.histogram, points.points, tolerance, span, column.origin)
             values.append(median)
             confidence.append(np.array([round(float(c), 3) for c in (1.0 - matches.distance) * share]))
         n = targets.n_rows
         return Predictions(np.full(n, ABSTAINED, dtype=np.int32), np.concatenate(confidence), np.zeros(n, dtype=bool), np.concatenate(values))
 
 
-def median_of_matches(histogram: np.ndarray, points: np.ndarray, tolerance, span: float) -> tuple[np.ndarray, np.ndarray]:
+def median_of_matches(histogram: np.ndarray, points: np.ndarray, tolerance, span: float, origin: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Per row of `histogram` (targets x value codes, the last missing): the lower median of the
     matches' values (NaN when all are missing) and the share of matches within the tolerance of it."""
     present = histogram[:, :-1]
     counts = present.sum(axis=1)
     median_code = np.argmax(2 * np.cumsum(present, axis=1) >= counts[:, None], axis=1)
     median = np.where(counts > 0, points[median_code] if points.size else np.nan, np.nan)
-    near = tolerance.correct(points[None, :], median[:, None], span)
+    near = tolerance.correct(points[None, :], median[:, None], span, origin)
     agreeing = np.where(counts > 0, (present * near).sum(axis=1), histogram[:, -1])
     return median, agreeing / histogram.sum(axis=1)
 

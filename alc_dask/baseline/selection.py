@@ -81,10 +81,12 @@ def predict_with_confidence(model, X: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 @dataclass(frozen=True)
 class Numbers:
-    """A continuous secret predicted as a number, right within ``tolerance`` (``span``: the column's range)."""
+    """A continuous secret predicted as a number, right within ``tolerance`` (``span``: the column's
+    range; ``origin``: what its numbers are measured from)."""
 
     tolerance: Tolerance
     span: float
+    origin: int = 0
 
     def predict(self, model, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Predicted numbers and their confidence: for a forest, the share of its trees that agree
@@ -95,10 +97,10 @@ class Numbers:
         if trees is None:
             return values, np.ones(len(values))
         per_tree = np.stack([tree.predict(X) for tree in trees])
-        return values, self.tolerance.correct(per_tree, values[None, :], self.span).mean(axis=0)
+        return values, self.tolerance.correct(per_tree, values[None, :], self.span, self.origin).mean(axis=0)
 
     def correct(self, predicted: np.ndarray, truth: np.ndarray) -> np.ndarray:
-        return self.tolerance.correct(predicted, truth, self.span)
+        return self.tolerance.correct(predicted, truth, self.span, self.origin)
 
 
 def fit_model(model, X: np.ndarray, y: np.ndarray):

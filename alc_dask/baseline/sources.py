@@ -38,7 +38,7 @@ class MlBaseline:
         self.layout = FeatureLayout.of(release, known)
         original = self.original = release.original
         self.X = self.layout.matrix(original) if isinstance(original, EncodedTable) else FeatureRows(self.layout, original)
-        self.numbers = None if tolerance is None else Numbers(tolerance, release.value_span(secret))
+        self.numbers = None if tolerance is None else Numbers(tolerance, release.value_span(secret), release.column(secret).origin)
         self.y = release.secret_column(secret) if self.numbers is None else original.column_array(release.column(secret).name)
         self.settings, self.seed = settings, seed
         # A partitioned original is never digested whole: its baselines are not remembered.

@@ -5,8 +5,10 @@ float64 holds every integer up to 2^53 exactly; beyond, distinct integers round 
 merge them and the attack would see one category where the data has two. A column holding such
 an integer in any table is therefore kept as Python numbers in every table: ints for integral
 values, floats otherwise (which compare exactly with each other), NaN missing. Other columns are
-float64 as before. Continuous columns become float64 (`as_floats`) only for distances, where
-rounding is harmless.
+float64 as before. Continuous columns become float64 (`as_floats`) only for distances, measured
+from the column's `origin` (its smallest integer, subtracted exactly): an 18-digit id column
+spanning less than 2^53 keeps every id apart as a float, where the ids themselves would round
+into each other and an unchanged copy of the original would look safe.
 
 Datetimes count as integer nanoseconds since 1970-01-01 UTC (tz-aware values are converted to
 UTC, naive ones read as UTC; text in ISO 8601, as CSV files hold them, alike); durations as
@@ -14,6 +16,8 @@ integer nanoseconds.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
@@ -51,9 +55,21 @@ def parses_as_datetimes(text: pd.Series) -> bool:
     return True
 
 
-def as_floats(column: str, table: str, series: pd.Series) -> np.ndarray:
-    """float64 values of a continuous column (for distances and bins), NaN missing."""
+def origin_of(typed: list[pd.Series]) -> int:
+    """Where a column of exact numbers is measured from: the floor of its smallest value (0 for
+    float64 columns, which lose nothing by rounding and so stay as they are)."""
+    if all(series.dtype != object for series in typed):
+        return 0
+    present = [v for series in typed for v in series.tolist() if v == v]
+    return math.floor(min(present)) if present else 0
+
+
+def as_floats(column: str, table: str, series: pd.Series, origin: int = 0) -> np.ndarray:
+    """float64 values of a continuous column (for distances and bins) measured from `origin`
+    (subtracted exactly, before rounding), NaN missing."""
     try:
+        if origin:
+            return np.array([float(v - origin) if v == v else np.nan for v in series.tolist()], dtype=np.float64)
         return series.to_numpy(dtype=np.float64, na_value=np.nan)
     except OverflowError:
         raise ReleaseError(

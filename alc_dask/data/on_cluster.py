@@ -78,7 +78,7 @@ def _schema(profiles: dict[str, TableProfile], order: list[str], overrides: dict
         parts = {name: profile.representative() for name, profile in held.items()}
         typing = typings[column] = decide_typing(column, parts, overrides.get(column))
         typed = {name: typing.apply(column, name, values) for name, values in parts.items()}
-        kind = infer_kind(column, typed, typing.numeric, overrides.get(column), max_categories)
+        kind = infer_kind(column, typed, typing, overrides.get(column), max_categories)
         truncated = [name for name, profile in held.items() if profile.truncated]
         if kind is ColumnKind.CATEGORICAL and truncated:
             raise ReleaseError(
@@ -113,7 +113,7 @@ def _encode_part(part: TablePart, shared: tuple[dict[str, Column], dict[str, Typ
             except ValueError as error:
                 raise ReleaseError(f"{part.table}: {part.where()}: column {column!r}: {error} (read from the other parts)") from None
         else:
-            values[column] = as_floats(column, part.table, typed)
+            values[column] = as_floats(column, part.table, typed, spec.origin)
     return EncodedTable.build(part.table, codes, values)
 
 

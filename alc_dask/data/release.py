@@ -84,14 +84,14 @@ class Release:
         schema, codes, values = {}, {n: {} for n in names}, {n: {} for n in names}
         for column in tables[names[0]].columns:
             parts = {n: t[column] for n, t in tables.items() if column in t.columns}
-            typed, numeric = type_column(column, parts, overrides.get(column))
-            kind = infer_kind(column, typed, numeric, overrides.get(column), max_categories)
-            spec = schema[column] = build_column(column, kind, typed, numeric, released=names[: len(roles)])
+            typed, typing = type_column(column, parts, overrides.get(column))
+            kind = infer_kind(column, typed, typing, overrides.get(column), max_categories)
+            spec = schema[column] = build_column(column, kind, typed, typing.numeric, released=names[: len(roles)])
             for table, series in typed.items():
                 if kind is ColumnKind.CATEGORICAL:
                     codes[table][column] = spec.codes.encode(series)
                 else:
-                    values[table][column] = as_floats(column, table, series)
+                    values[table][column] = as_floats(column, table, series, spec.origin)
         encoded = [EncodedTable.build(n, codes[n], values[n]) for n in names]
         group_table = None
         if grouped is not None:
@@ -116,7 +116,9 @@ class Release:
 
     def decode(self, secret: str, codes: np.ndarray) -> np.ndarray:
         """Secret values (bins, as intervals, for a continuous secret) of secret codes; None: missing."""
-        return self.secret_codes(secret).decode(codes)
+        decoded = self.secret_codes(secret).decode(codes)
+        origin = self.column(secret).origin
+        return np.array([None if v is None else v + origin for v in decoded], dtype=object) if origin else decoded
 
     def targets(self, rows: np.ndarray | slice, source: str = "original") -> EncodedTable:
         """Encoded rows of the original (or of the control table, `source="control"`), e.g. attack targets."""

@@ -18,7 +18,7 @@ import pandas as pd
 
 from alc_dask.data.encoding import Bins, CodeTable
 from alc_dask.data.errors import ReleaseError
-from alc_dask.data.numbers import TIME_TYPES, as_floats, numbers_of, parses_as_datetimes, python_numbers
+from alc_dask.data.numbers import TIME_TYPES, as_floats, numbers_of, origin_of, parses_as_datetimes, python_numbers
 
 MAX_CATEGORIES = 20
 _NUMBER_TYPES = {"integer", "floating", "mixed-integer-float", "decimal", "boolean"}
@@ -34,13 +34,15 @@ class Column:
     """One column of the release: its kind and how its values become codes.
 
     Categorical: `codes` maps values to codes. Continuous: `bins` discretizes it when it is a secret
-    (the copy named `<name>__discretized`); as a known column its value is used as it is.
+    (the copy named `<name>__discretized`); as a known column its value is used as it is, measured
+    from `origin` (0 but for columns of integers beyond 2^53, see `alc_dask.data.numbers`).
     """
 
     name: str
     kind: ColumnKind
     codes: CodeTable | None = None
     bins: Bins | None = None
+    origin: int = 0
 
     @property
     def secret_codes(self) -> CodeTable | Bins:
@@ -136,21 +138,28 @@ def decide_typing(column: str, parts: dict[str, pd.Series], kind: ColumnKind | N
     return _decide(column, parts, kind)[0]
 
 
-def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | None) -> tuple[dict[str, pd.Series], bool]:
-    """Every table's values of `column` typed alike (see `decide_typing`), and whether they are numeric."""
+def type_column(column: str, parts: dict[str, pd.Series], kind: ColumnKind | None) -> tuple[dict[str, pd.Series], Typing]:
+    """Every table's values of `column` typed alike, and their typing (see `decide_typing`)."""
     typing, numbers = _decide(column, parts, kind)
     if numbers is None:
-        return {table: typing.apply(column, table, series) for table, series in parts.items()}, False
-    return {t: python_numbers(n) if typing.exact and n.dtype != object else n for t, n in numbers.items()}, True
+        return {table: typing.apply(column, table, series) for table, series in parts.items()}, typing
+    return {t: python_numbers(n) if typing.exact and n.dtype != object else n for t, n in numbers.items()}, typing
 
 
-def infer_kind(column: str, typed: dict[str, pd.Series], numeric: bool, kind: ColumnKind | None, max_categories: int = MAX_CATEGORIES) -> ColumnKind:
-    if kind is ColumnKind.CONTINUOUS and not numeric:
+def infer_kind(column: str, typed: dict[str, pd.Series], typing: Typing, kind: ColumnKind | None, max_categories: int = MAX_CATEGORIES) -> ColumnKind:
+    """The declared kind, else categorical for text, few values and integers that floats cannot keep apart."""
+    if kind is ColumnKind.CONTINUOUS and not typing.numeric:
         table, series = next((t, s) for t, s in typed.items() if _first_non_number(s) is not None)
         raise ReleaseError(f"{table}: column {column!r} is declared continuous but holds text (e.g. {_first_non_number(series)!r})")
+    merged = typing.numeric and _floats_merge_integers(typed, typing)
+    if kind is ColumnKind.CONTINUOUS and merged:
+        raise ReleaseError(
+            f"column {column!r} is declared continuous but holds integers (e.g. {merged[0]} and {merged[1]}) that become one "
+            "number as floats, even measured from the column's smallest value (its span is beyond 2^53); declare it categorical"
+        )
     if kind is not None:
         return kind
-    if not numeric:
+    if not typing.numeric or merged:
         return ColumnKind.CATEGORICAL
     values = pd.concat([s.dropna() for s in typed.values()], ignore_index=True)
     head = values.iloc[:10_000].unique()  # more distinct values in a head settles it without a full pass
@@ -160,13 +169,26 @@ def infer_kind(column: str, typed: dict[str, pd.Series], numeric: bool, kind: Co
 
 def build_column(column: str, kind: ColumnKind, typed: dict[str, pd.Series], numeric: bool, released: list[str]) -> Column:
     """The code table (over every table, control included) or the secret's bins (over the
-    original and the anonymized tables, named in `released`)."""
+    original and the anonymized tables, named in `released`) and the origin its values are measured from."""
     if kind is ColumnKind.CATEGORICAL:
         return Column(column, kind, codes=CodeTable.from_values(list(typed.values()), numeric))
-    present = np.concatenate([as_floats(column, t, typed[t]) for t in released if t in typed])
+    origin = origin_of(list(typed.values()))
+    present = np.concatenate([as_floats(column, t, typed[t], origin) for t in released if t in typed])
     present = present[~np.isnan(present)]
     low, high = (float(present.min()), float(present.max())) if present.size else (0.0, 0.0)
-    return Column(column, kind, bins=Bins(low, high))
+    return Column(column, kind, bins=Bins(low, high), origin=origin)
+
+
+def _floats_merge_integers(typed: dict[str, pd.Series], typing: Typing) -> tuple[int, int] | None:
+    """Two distinct integers of a column (not of times, where nanoseconds may round) that are one
+    float64 even measured from the column's origin, if there are such."""
+    if not typing.exact or any(reading in TIME_TYPES for reading in typing.readings.values()):
+        return None
+    distinct = pd.unique(pd.concat([s.dropna() for s in typed.values()], ignore_index=True))
+    floats = as_floats("", "", pd.Series(distinct, dtype=object), origin_of([pd.Series(distinct, dtype=object)]))
+    order = np.argsort(floats, kind="stable")
+    same = np.flatnonzero(floats[order][1:] == floats[order][:-1])
+    return (distinct[order[same[0]]], distinct[order[same[0] + 1]]) if same.size else None
 
 
 def _parses_as_numbers(series: pd.Series) -> bool:

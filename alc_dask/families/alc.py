@@ -199,7 +199,9 @@ def prediction_table(result: AttackResult, release, store_values: bool) -> pa.Ta
     if store_values:
         for name, suffix in (("predicted", "code"), ("true", "true")):
             both = np.concatenate([pairs[f"base_{suffix}"], pairs[f"attack_{suffix}"]])
-            values = both.astype(object) if result.tolerance else release.decode(result.secret, both)  # numbers as they are
+            values = (
+                (both + release.column(result.secret).origin).astype(object) if result.tolerance else release.decode(result.secret, both)
+            )  # numbers as they are
             columns[name] = pa.array(_as_text([None if value != value else value for value in values]), pa.string())
     return pa.table(columns)
 

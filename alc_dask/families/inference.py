@@ -90,5 +90,6 @@ class Inference(EvaluationFamily):
         if release.column(self.params.secret).kind is ColumnKind.CATEGORICAL:
             return guess == truth  # the missing code equals itself
         both_missing = np.isnan(guess) & np.isnan(truth)
+        origin = float(release.column(self.params.secret).origin)
         with np.errstate(invalid="ignore"):
-            return both_missing | (np.abs(guess - truth) <= self.params.tolerance * np.abs(truth))
+            return both_missing | (np.abs(guess - truth) <= self.params.tolerance * np.abs(truth + origin))

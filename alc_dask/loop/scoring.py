@@ -40,7 +40,7 @@ class SecretScoring:
 
     def correct(self, predicted: np.ndarray, truth: np.ndarray) -> np.ndarray:
         if self.numeric:
-            return self.tolerance.correct(predicted, truth, self.release.value_span(self.secret))
+            return self.tolerance.correct(predicted, truth, self.release.value_span(self.secret), self.release.column(self.secret).origin)
         return np.asarray(predicted) == np.asarray(truth)
 
     def floor_guess(self):

@@ -6,7 +6,8 @@ person's own value and is symmetric for negative values (-104 for -100 is right 
 matched only exactly. ``relative_to: range``: ``|predicted - true| <= epsilon * (max - min)`` of the
 column in the original table, the same absolute tolerance for everyone (use it for columns around
 0, such as balances or temperature differences). Two missing values are equal; a missing and a
-present value are not.
+present value are not. Numbers measured from an ``origin`` (see ``alc_dask.data.numbers``) are
+compared as the values they are: the true value is ``origin + truth``.
 """
 
 from dataclasses import dataclass
@@ -29,9 +30,10 @@ class Tolerance:
         if self.relative_to not in RELATIVE_TO:
             raise SettingError("relative_to", self.relative_to, f"one of {', '.join(RELATIVE_TO)}")
 
-    def correct(self, predicted, truth, span: float = float("nan")) -> np.ndarray:
-        """Whether each prediction is right; ``span`` is the column's max - min (for ``relative_to: range``)."""
+    def correct(self, predicted, truth, span: float = float("nan"), origin: float = 0.0) -> np.ndarray:
+        """Whether each prediction is right; ``span`` is the column's max - min (for ``relative_to: range``),
+        ``origin`` what both numbers are measured from."""
         predicted, truth = np.asarray(predicted, dtype=float), np.asarray(truth, dtype=float)
-        allowed = self.epsilon * (np.abs(truth) if self.relative_to == "value" else span)
+        allowed = self.epsilon * (np.abs(truth + float(origin)) if self.relative_to == "value" else span)
         with np.errstate(invalid="ignore"):
             return (np.isnan(predicted) & np.isnan(truth)) | (np.abs(predicted - truth) <= allowed)

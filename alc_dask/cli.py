@@ -8,6 +8,7 @@ bug (1). ``EXIT_CODES_HELP`` lists them in ``alc-dask --help``; the README has t
 import math
 import sys
 import traceback
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -111,6 +112,7 @@ def dashboard_option(text: str):
     return click.option("--dashboard", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]", callback=_check_dashboard, help=text)
 
 
+WAIT_OPTION = click.option("--wait", is_flag=True, help="If another run is writing the output directory, wait for it to end (default: exit 2 naming it).")
 DASHBOARD_HELP = "Start the local cluster's Dask dashboard at ADDRESS (HOST:PORT or :PORT; default 127.0.0.1:8787) and print its link on stderr"
 
 
@@ -119,6 +121,12 @@ DASHBOARD_HELP = "Start the local cluster's Dask dashboard at ADDRESS (HOST:PORT
 @click.version_option(package_name="alc-dask")
 def main(show_traceback: bool) -> None:
     """Measure the anonymity a data release loses to attribute-inference attacks (the ALC)."""
+    warnings.formatwarning = _one_line
+
+
+def _one_line(message, category, filename, lineno, line=None) -> str:
+    """A warning as a user reads it: what, not where in alc_dask it was raised."""
+    return f"warning: {message}\n"
 
 
 @main.command()
@@ -145,15 +153,17 @@ def score(predictions: Path, max_interval: float) -> None:
 @dashboard_option(DASHBOARD_HELP + "; with --scheduler, print the link of the cluster's dashboard.")
 @click.option("--out", help="Output directory or fsspec URL such as s3://bucket/prefix (default: the job's output).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line per finished scenario.")
-def run(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: str | None, verbose: bool) -> None:
+@WAIT_OPTION
+def run(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: str | None, verbose: bool, wait: bool) -> None:
     """Run every scenario of JOB not already finished in its output directory.
 
-    Exit code 3 when scenarios failed (re-running retries them), 0 when none did.
+    Exit code 3 when scenarios failed (re-running retries them), 0 when none did; 2 when another
+    run is writing the output directory (unless --wait).
     """
     from alc_dask.engine import run_job
 
     with _clear_errors():
-        scores = run_job(job, scheduler=scheduler, workers=workers, out=out, verbose=verbose, dashboard=dashboard)
+        scores = run_job(job, scheduler=scheduler, workers=workers, out=out, verbose=verbose, dashboard=dashboard, wait=wait)
     failed, skipped = int((scores["status"] == "failed").sum()), int((scores["status"] == "skipped").sum())
     click.echo(f"{len(scores)} scenarios, {failed} failed, {skipped} skipped; results in {out or _output_of(job)}")
     if failed:
@@ -238,7 +248,8 @@ def summarize(out: tuple[str, ...], report_dir: str | None) -> None:
 @workers_option("Local worker processes (default: one per core); with --scheduler, workers to wait for.")
 @dashboard_option(DASHBOARD_HELP + "; with --scheduler, print the link of the cluster's dashboard.")
 @click.option("--out", help="Output directory or fsspec URL (default: the job's output).")
-def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: str | None) -> None:
+@WAIT_OPTION
+def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: str | None, wait: bool) -> None:
     """Run JOB as a dated audit and compare with the previous one.
 
     Exit code 4 when the release is flagged (a scenario at risk or serious, or worse than at the
@@ -247,7 +258,7 @@ def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool
     from alc_dask.report.nightly import run_audit
 
     with _clear_errors():
-        outcome = run_audit(job, scheduler=scheduler, workers=workers, out=out, dashboard=dashboard)
+        outcome = run_audit(job, scheduler=scheduler, workers=workers, out=out, dashboard=dashboard, wait=wait)
     click.echo(outcome.markdown)
     click.echo(f"Audit report: {outcome.report}")
     sys.exit(_audit_exit_code(outcome.diff.flagged))

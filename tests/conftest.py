@@ -1,5 +1,8 @@
-"""Shared fixtures: random mixed-type release tables with missing values, and the real data folder."""
+"""Shared fixtures: random mixed-type release tables with missing values, the real data folder, and an S3 server (moto) on 127.0.0.1."""
 
+import logging
+import socket
+import time
 from pathlib import Path
 
 import numpy as np
@@ -45,3 +48,53 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real data folder {SHARED_DATA} is absent")
     return SHARED_DATA
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """``s3://alc-dask-tests`` on a moto server of this process, reached as users reach theirs: AWS_ENDPOINT_URL."""
+    server_module = pytest.importorskip("moto.server", reason="moto[server] is not installed (pip install alc-dask[test])")
+    s3fs = pytest.importorskip("s3fs", reason="s3fs is not installed (pip install alc-dask[s3])")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    port = free_port()
+    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1"}.items():
+            env.setenv(name, value)
+        env.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+        env.setenv("AWS_MAX_ATTEMPTS", "2")
+        try:
+            server.start()
+        except Exception as error:  # noqa: BLE001 - whatever keeps the server from starting skips these tests
+            pytest.skip(f"moto's S3 server could not start on 127.0.0.1:{port}: {error}")
+        s3fs.S3FileSystem.clear_instance_cache()
+        try:
+            _create_bucket(s3fs.S3FileSystem(), "alc-dask-tests")
+            yield "s3://alc-dask-tests"
+        finally:
+            s3fs.S3FileSystem.clear_instance_cache()
+            server.stop()
+
+
+def _create_bucket(fs, bucket: str) -> None:
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            fs.mkdir(bucket)
+            return
+        except Exception as error:  # noqa: BLE001 - the server may need a moment to listen
+            if time.monotonic() > deadline:
+                pytest.skip(f"moto's S3 server did not answer: {error}")
+            time.sleep(0.2)
+
+
+def process_died(store) -> None:
+    """What the death of the process writing ``store`` leaves: its buffered outcomes unwritten and its
+    lease stale (another process takes it over; in one test process, it is given up here)."""
+    store._lease.release()

@@ -1,5 +1,7 @@
 """Audits: the diff against the previous audit, and the audit command's dated runs and exit code."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pandas as pd
 import yaml
@@ -7,7 +9,7 @@ from click.testing import CliRunner
 
 from alc_dask.cli import main
 from alc_dask.report import compare
-from alc_dask.report.nightly import previous_audit, run_audit
+from alc_dask.report.nightly import claim_stamp, previous_audit, run_audit
 from alc_dask.results import read_scores
 from alc_dask.synthetic import make_demo_release
 
@@ -48,6 +50,12 @@ def test_previous_audit_ignores_incomplete_and_later_runs(tmp_path):
     assert previous_audit(tmp_path / "absent", before="x") is None
 
 
+def test_audits_started_in_one_second_each_claim_a_folder(tmp_path):
+    with ThreadPoolExecutor(4) as pool:
+        stamps = list(pool.map(lambda _: claim_stamp(tmp_path, "2025-01-01T235959Z"), range(4)))
+    assert sorted(stamps) == ["2025-01-01T235959Z", "2025-01-02T000000Z", "2025-01-02T000001Z", "2025-01-02T000002Z"]
+
+
 def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
     for name, table in make_demo_release(1000, seed=2).items():
         table.to_parquet(tmp_path / f"{name}.parquet")
@@ -69,6 +77,9 @@ def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
     assert set(second.diff.table["change"].astype(str)) == {"same"}  # same release, same seed
     assert second.report == tmp_path / "out" / "audits" / "weak" / "2025-01-02T000000Z" / "audit-2025-01-02T000000Z.md"
     assert "compared with the audit of 2025-01-01T000000Z" in second.report.read_text()
+    same_second = run_audit(job, workers=1, stamp="2025-01-02T000000Z", progress=False)  # it once shared the folder of `second`
+    assert same_second.report.parent.name == "2025-01-02T000001Z" and same_second.previous == "2025-01-02T000000Z"
+    assert len(read_scores(same_second.report.parent)) == len(read_scores(second.report.parent))
 
     result = CliRunner().invoke(main, ["audit", str(job), "--workers", "1"])
     flagged = second.diff.table["risk"].isin(["at risk", "serious"]).any()

@@ -6,6 +6,7 @@ import warnings
 
 import pandas as pd
 import pytest
+from conftest import process_died
 
 from alc_dask.results import ResultsError, ResultStore, read_predictions, read_scores
 
@@ -57,7 +58,8 @@ def test_interrupted_writes_never_look_complete(tmp_path):
     (tmp_path / "scores" / ".part-00000003.parquet.tmp-1").write_bytes(b"half a file")  # crash mid-write
     assert set(read_scores(tmp_path)["scenario_id"]) == {A}
     assert set(read_predictions(tmp_path)["scenario_id"]) == {A}
-    ResultStore.create(tmp_path, MANIFEST)  # reopening removes temporaries and predictions without scores
+    process_died(store)
+    ResultStore.create(tmp_path, MANIFEST).close()  # reopening removes temporaries and predictions without scores
     assert not list((tmp_path / "scores").glob(".*")) and [p.name for p in (tmp_path / "predictions").iterdir()] == ["part-00000001.parquet"]
 
 

@@ -8,6 +8,7 @@ import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pytest
+from conftest import process_died
 
 from alc_dask.results import ResultsError, ResultStore, read_predictions, read_scores
 from alc_dask.results import files as results_files
@@ -131,7 +132,8 @@ def test_an_interrupted_flush_leaves_no_complete_looking_part_and_is_retried(tmp
     monkeypatch.setattr(results_files.Files, "put_table", real_put)
     store.flush()  # the outcomes were kept: written again, under a new name
     assert store.completed() == {scenario(n) for n in range(3)} and len(read_predictions(tmp_path)) == 9
-    ResultStore.create(tmp_path, MANIFEST)
+    process_died(store)
+    ResultStore.create(tmp_path, MANIFEST).close()
     assert files_in(tmp_path / "predictions") == ["part-00000002.parquet"]  # the half-written pair is cleaned up
 
 
@@ -218,8 +220,9 @@ def test_a_crash_during_compaction_loses_and_duplicates_nothing(tmp_path, monkey
         assert ResultStore(tmp_path).completed() == set(scores["scenario_id"])
 
     same_as_before()
-    reopened = ResultStore.create(tmp_path, MANIFEST, part_scenarios=10)
-    reopened.compact()
+    process_died(store)
+    with ResultStore.create(tmp_path, MANIFEST, part_scenarios=10) as reopened:
+        reopened.compact()
     same_as_before()
     assert len(files_in(tmp_path / "scores")) == 2 and files_in(tmp_path / "scores") == files_in(tmp_path / "predictions")
     assert pd.read_parquet(tmp_path / "scores")["scenario_id"].is_unique
@@ -293,10 +296,12 @@ def test_a_store_on_an_fsspec_url(tmp_path):
         write_all(store, range(5))
     assert sorted(results_files.Files(url).names("/alc-dask-tests/out/scores")) == [f"part-{n:08d}.parquet" for n in (1, 2, 3)]
     assert len(read_scores(url)) == 5 and len(read_predictions(url, [scenario(4)])) == 3
-    assert ResultStore.create(url, MANIFEST).completed() == {scenario(n) for n in range(5)}
+    with ResultStore.create(url, MANIFEST) as store:
+        assert store.completed() == {scenario(n) for n in range(5)}
     with pytest.raises(ResultsError, match="holds results of job 'j' measured with other settings"):
         ResultStore.create(url, {**MANIFEST, "fingerprint": "other"})
-    assert ResultStore.create(url, MANIFEST, part_scenarios=10).compact() == 3 and len(read_scores(url)) == 5
+    with ResultStore.create(url, MANIFEST, part_scenarios=10) as store:
+        assert store.compact() == 3 and len(read_scores(url)) == 5
 
 
 def test_a_row_that_does_not_fit_the_schema_is_named_and_does_not_hold_back_the_others(tmp_path):

@@ -36,32 +36,34 @@ def run_job(
     verbose: bool = False,
     client=None,
     dashboard: bool | str = False,
+    wait: bool = False,
 ) -> pd.DataFrame:
     """Run every scenario of a job not yet finished in its output directory; return all its scores.
 
     ``scheduler``: the address (or scheduler file) of a running Dask cluster; without it a local
     cluster of ``workers`` single-threaded processes (default: one per core). ``out`` overrides the
     spec's output directory; ``client`` runs on an existing Dask client instead. ``dashboard``: see
-    ``connect`` (checked before any work). The scores frame
+    ``connect`` (checked before any work). One run at a time writes an output directory: another
+    run holding it raises ``FolderBusy`` naming it, or is waited for (``wait``). The scores frame
     has a ``status`` column: ``ok``, ``failed`` or ``skipped`` (cannot be attacked; reason in ``error``).
     """
     check_dashboard(dashboard, scheduler)
     spec, source = _as_spec(spec_or_path)
     check_files(spec, source)
-    store = ResultStore.create(out or spec.output, manifest(spec))
-    with OnDemandClient(client, scheduler, workers, dashboard) as cluster:
-        release = prepare_release(spec, cluster)
-        scenarios = expand(spec, release, source)
-        done = store.completed()
-        for scenario in scenarios:
-            if scenario.skipped and scenario.id not in done:
-                store.write(skipped_outcome(scenario, job_context(spec)).scores, None)
-        store.flush()
-        todo = [s for s in scenarios if s.id not in done and not s.skipped]
-        if todo:
-            fan_out(cluster.get(), release, todo, job_context(spec), store, Progress(len(todo), spec.name, progress, verbose))
-    store.compact(above=COMPACT_ABOVE)
-    scores = store.read_scores()
+    with ResultStore.create(out or spec.output, manifest(spec), wait=wait) as store:
+        with OnDemandClient(client, scheduler, workers, dashboard) as cluster:
+            release = prepare_release(spec, cluster)
+            scenarios = expand(spec, release, source)
+            done = store.completed()
+            for scenario in scenarios:
+                if scenario.skipped and scenario.id not in done:
+                    store.write(skipped_outcome(scenario, job_context(spec)).scores, None)
+            store.flush()
+            todo = [s for s in scenarios if s.id not in done and not s.skipped]
+            if todo:
+                fan_out(cluster.get(), release, todo, job_context(spec), store, Progress(len(todo), spec.name, progress, verbose))
+        store.compact(above=COMPACT_ABOVE)
+        scores = store.read_scores()
     wanted = {s.id for s in scenarios}
     return scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
 

@@ -7,7 +7,7 @@ interrupted audit is never taken as the previous one.
 
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from alc_dask.engine import run_job
@@ -15,6 +15,9 @@ from alc_dask.jobs import load_job
 from alc_dask.report.audit import AuditDiff, audit_markdown, compare
 from alc_dask.results import read_scores
 from alc_dask.results.files import Files, join, read_text, write_file
+
+STAMP = "%Y-%m-%dT%H%M%SZ"
+CLAIM = ".audit-claim"
 
 
 @dataclass(frozen=True)
@@ -41,19 +44,31 @@ def run_audit(
     stamp: str | None = None,
     progress: bool = True,
     dashboard: bool | str = False,
+    wait: bool = False,
 ) -> AuditOutcome:
     """Audit the job in ``job_path``; bad input is an error naming that file (the release label is a
-    safe folder name, see ``ReleaseSpec.label``)."""
+    safe folder name, see ``ReleaseSpec.label``). Every audit has a folder of its own: one started
+    in the same second as another takes the next free second."""
     spec = load_job(job_path)
     release = spec.release.label
     folder = join(out or spec.output, "audits", release)
-    stamp = stamp or datetime.now(UTC).strftime("%Y-%m-%dT%H%M%SZ")
+    stamp = claim_stamp(folder, stamp or datetime.now(UTC).strftime(STAMP))
     previous = previous_audit(folder, before=stamp)
-    scores = run_job(job_path, scheduler=scheduler, workers=workers, out=join(folder, stamp), progress=progress, dashboard=dashboard)
+    scores = run_job(job_path, scheduler=scheduler, workers=workers, out=join(folder, stamp), progress=progress, dashboard=dashboard, wait=wait)
     diff = compare(scores, read_scores(join(folder, previous)) if previous else None, worse_by=spec.audit.worse_by, flag_pi_at=spec.audit.flag_pi_at)
     report = join(folder, stamp, f"audit-{stamp}.md")
     write_file(report, audit_markdown(diff, release, stamp, previous).encode())
     return AuditOutcome(diff, report, previous)
+
+
+def claim_stamp(folder: str | os.PathLike, stamp: str) -> str:
+    """``stamp``, or the first later second no other audit has claimed (claims are exclusive creates)."""
+    files = Files(folder)
+    while True:
+        files.makedirs(files.path(stamp))
+        if files.create_exclusive(files.path(stamp, CLAIM), b""):
+            return stamp
+        stamp = (datetime.strptime(stamp, STAMP) + timedelta(seconds=1)).strftime(STAMP)
 
 
 def previous_audit(folder: str | os.PathLike, before: str) -> str | None:

@@ -121,6 +121,28 @@ class Files:
         os.replace(temporary, path)
 
     @_named_errors
+    def create_exclusive(self, path: str, data: bytes) -> bool:
+        """Write ``data`` at ``path`` unless a file is there already (then False), atomically: of two
+        processes creating one path at once, exactly one succeeds. Locally a complete temporary file
+        is hard-linked into place; an object store is sent a PUT that only succeeds if the key is new."""
+        if not self.local:
+            try:
+                self.fs.pipe_file(path, data, mode="create")
+            except FileExistsError:
+                return False
+            return True
+        temporary = self._temporary(path)
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            return False
+        finally:
+            os.remove(temporary)
+        return True
+
+    @_named_errors
     def put_table(self, path: str, table: pa.Table) -> None:
         """A Parquet file; row groups of at most ``ROW_GROUP`` rows so that filters on sorted columns skip most of them."""
         if not self.local:

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 from alc_dask.results.buffer import PartBuffer, frame_table
 from alc_dask.results.compact import compact_parts
 from alc_dask.results.files import Files
+from alc_dask.results.lease import FolderLease
 from alc_dask.results.manifest import MANIFEST, ResultsError, check_manifest, write_manifest
 from alc_dask.results.parts import DONE, Parts, resolve
 from alc_dask.results.schema import PREDICTIONS, scores_schema
@@ -46,10 +47,13 @@ class ResultStore:
         self._lock = threading.RLock()
         self._timer: threading.Timer | None = None
         self._unwritten_manifest: dict | None = None
+        self._lease: FolderLease | None = None
 
     @classmethod
-    def create(cls, root: str | os.PathLike, manifest: dict, **settings) -> "ResultStore":
-        """Open ``root`` for writing, checking it is writable and holds results of these settings only."""
+    def create(cls, root: str | os.PathLike, manifest: dict, wait: bool = False, **settings) -> "ResultStore":
+        """Open ``root`` for writing, checking it is writable, taking its lease (see ``lease``; ``wait``
+        for a run holding it, else ``FolderBusy``) and checking it holds results of these settings only.
+        ``close()`` (or the end of a ``with`` block) writes what is buffered and gives the lease up."""
         store = cls(root, **settings)
         files, parts = store.files, store.parts
         try:
@@ -60,9 +64,14 @@ class ResultStore:
             files.remove(probe)
         except OSError as error:
             raise ResultsError(f"output directory {files.url} is not writable: {error.strerror or error}") from None
-        check_manifest(files, manifest, has_results=bool(parts.names()))
-        files.remove_temporaries(files.root)
-        parts.remove_leftovers()
+        store._lease = FolderLease(files).acquire(wait)
+        try:
+            check_manifest(files, manifest, has_results=bool(parts.names()))
+            files.remove_temporaries(files.root)
+            parts.remove_leftovers()
+        except BaseException:
+            store._lease.release()
+            raise
         store._unwritten_manifest = manifest
         return store
 
@@ -70,7 +79,16 @@ class ResultStore:
         return self
 
     def __exit__(self, *exception) -> None:
-        self.flush()
+        self.close()
+
+    def close(self) -> None:
+        """Write what is buffered, then give the folder's lease up (even if the write fails)."""
+        try:
+            self.flush()
+        finally:
+            if self._lease is not None:
+                self._lease.release()
+                self._lease = None
 
     def completed(self) -> set[str]:
         """Ids of the scenarios finished or skipped in written parts (failed ones are tried again on a re-run)."""

@@ -6,7 +6,7 @@ neither distributed, scikit-learn, Numba nor matplotlib.
 
 from importlib import import_module
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 
 _EXPORTS = {
     "AttackLoop": "alc_dask.loop",

@@ -20,6 +20,7 @@ import numpy as np
 
 from alc_dask.data.grouped import GroupedTable
 from alc_dask.gibbs_kernels import anatomy_chain, covering_pairs, generalized_attacker, generalized_chain, learner_posterior
+from alc_dask.seeds import derived_seed
 
 SEED_SPACE = 2**31 - 1
 
@@ -156,7 +157,7 @@ def _worker_address() -> str | None:
 
 def chain_seeds(seed: int, chains: int) -> list[int]:
     """Independent seeds of the chains of one evaluation, the same wherever they run."""
-    return [int(s) for s in np.random.SeedSequence([seed, 2]).generate_state(chains) % SEED_SPACE]
+    return [derived_seed(seed, "chains", chain) % SEED_SPACE for chain in range(chains)]
 
 
 def sample_chains(grouped: GroupedTable, settings: ChainSettings, seed: int, chains: int) -> list[Chain]:

@@ -195,10 +195,9 @@ def test_a_partitioned_release_republished_at_the_same_path_is_refused_on_resume
     original, anonymized = write_parts(tmp_path / "original"), write_parts(tmp_path / "anonymized")
     spec = validate_job(job(str(original), str(anonymized), str(tmp_path / "out")))
     row = {"scenario_id": "a-000000000a", "status": "ok", "alc": 0.5, "base_n": 10}
-    first = ResultStore.create(tmp_path / "out", manifest(spec))
-    first.write(row, None)
-    first.flush()
-    ResultStore.create(tmp_path / "out", manifest(spec))  # unchanged: resumed
+    with ResultStore.create(tmp_path / "out", manifest(spec)) as first:
+        first.write(row, None)
+    ResultStore.create(tmp_path / "out", manifest(spec)).close()  # unchanged: resumed
     write_parts(anonymized, tables=1, start=2, rows=30)
     with pytest.raises(ResultsError, match=r"other settings or data \(changed: release\.anonymized\[0\] data\)"):
         ResultStore.create(tmp_path / "out", manifest(spec))

@@ -97,8 +97,9 @@ def test_independent_random_rows_lose_nothing(unrelated):
 def test_prior_mode_measures_both_sides_at_recall_one(leaky):
     result = run_attack(leaky, "occupation", KNOWN, baseline="prior", seed=0, swap_fraction=0.3)
     assert result.base.recall == 1.0 and result.attack.recall == 1.0
-    # The swapped copy's guesses (25% right) are no better than always guessing the most common value
-    assert result.model == "most common value (floor)" and result.base.prc == result.floor_prc
+    # the swapped copy's guesses, or always guessing the most common value where that does better: never below it
+    assert result.model in ("swap-anonymized original", "most common value (floor)") and result.base.prc >= result.floor_prc
+    assert (result.model == "most common value (floor)") == (result.base.prc == result.floor_prc)
     assert result.alc > 0  # a 30%-swapped copy infers less than the original itself
 
 

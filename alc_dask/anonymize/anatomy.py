@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from alc_dask.seeds import stream
+
 
 def _check_arguments(frame: pd.DataFrame, quasi_identifiers: Sequence[str], sensitive: str, diversity: int, group_column: str, count_column: str) -> None:
     missing = [c for c in (*quasi_identifiers, sensitive) if c not in frame.columns]
@@ -70,7 +72,7 @@ def anatomize(
     within groups.
     """
     _check_arguments(frame, quasi_identifiers, sensitive, l, group_column, count_column)
-    rng = np.random.default_rng(seed)
+    rng = stream(seed, "anatomy")
     codes, values = pd.factorize(frame[sensitive], sort=True, use_na_sentinel=False)
     buckets = [rng.permutation(np.flatnonzero(codes == value)).tolist() for value in range(len(values))]
     groups = _create_groups(buckets, l)

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from alc_dask.data import EncodedTable
+from alc_dask.seeds import stream
 
 
 def _swap_pairs(n_rows: int, fraction: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -30,13 +31,13 @@ def _swapped(column: np.ndarray, fraction: float, rng: np.random.Generator) -> n
 
 def swap_frame(frame: pd.DataFrame, fraction: float, seed: int = 0) -> pd.DataFrame:
     """A copy of ``frame`` with ``fraction`` of every column's values swapped between rows."""
-    rng = np.random.default_rng(seed)
+    rng = stream(seed, "swap")
     return pd.DataFrame({c: _swapped(frame[c].to_numpy(), fraction, rng) for c in frame.columns}, index=frame.index)
 
 
 def swap_encoded(table: EncodedTable, fraction: float, seed: int = 0) -> EncodedTable:
     """The same swapping on an encoded table (codes and continuous values alike)."""
-    rng = np.random.default_rng(seed)
+    rng = stream(seed, "swap")
     codes = np.stack([_swapped(c, fraction, rng) for c in table.codes]) if len(table.codes) else table.codes.copy()
     values = np.stack([_swapped(v, fraction, rng) for v in table.values]) if len(table.values) else table.values.copy()
     return replace(table, codes=codes, values=values)

@@ -11,6 +11,7 @@ from alc_dask.baseline.features import FeatureLayout
 from alc_dask.baseline.one_to_one import OneToOnePredictor
 from alc_dask.baseline.selection import BaselineSettings, fit_model, predict_with_confidence
 from alc_dask.baseline.zoo import build_model
+from alc_dask.seeds import stream
 
 MAX_BLOCK = 1000
 BLOCK_SHARE = 0.1
@@ -33,7 +34,7 @@ def fit_without_block(
         outside &= ~np.isnan(y)
     rows = np.flatnonzero(outside)
     if settings.training_rows is not None and len(rows) > settings.training_rows:
-        rows = np.sort(np.random.default_rng(seed).choice(rows, settings.training_rows, replace=False))
+        rows = np.sort(stream(seed, "training rows").choice(rows, settings.training_rows, replace=False))
     model = build_model(model_name, layout, settings.trees, seed, numeric=numeric)
     if isinstance(model, OneToOnePredictor):  # chosen by selection: it looks up its best column here, whatever the share
         model.set_params(min_share=0.0)

@@ -26,6 +26,7 @@ from alc_dask.data import Release
 from alc_dask.data.partitioned import whole
 from alc_dask.measure import wilson_interval
 from alc_dask.nearest import k_nearest
+from alc_dask.seeds import stream
 
 SHARES = (0.1, 0.5, 1.0)
 COPIES = (1, 2, 5, 10)
@@ -54,7 +55,7 @@ def replication_stress(
     models = list(dict.fromkeys([*settings.candidates, RESISTANT]))
     rows = []
     for share, times in [(0.0, 0), *itertools.product(shares, copies)]:
-        rng = np.random.default_rng([seed, int(share * 1000), times])
+        rng = stream(seed, "replication", int(share * 1000), times)
         copied = np.concatenate([np.arange(len(y)), np.repeat(rng.choice(len(y), int(round(share * len(y))), replace=False), times)])
         held_out = rng.choice(len(copied), min(targets, len(copied) // 2), replace=False)
         training = np.setdiff1d(np.arange(len(copied)), held_out)
@@ -98,7 +99,7 @@ class NearDuplicates:
 
 def near_duplicates(table, columns: Sequence[str], ratio: float = 0.5, sample: int = 1000, seed: int = 0) -> NearDuplicates:
     """How many of ``sample`` records of ``table`` have a markedly closer other record (Gower over ``columns``)."""
-    rows = np.sort(np.random.default_rng(seed).choice(table.n_rows, min(sample, table.n_rows), replace=False))
+    rows = np.sort(stream(seed, "near duplicates").choice(table.n_rows, min(sample, table.n_rows), replace=False))
     marked, _ = _closest_others(table, rows, columns, ratio)
     return NearDuplicates(len(rows), int(marked.sum()), ratio)
 

@@ -22,6 +22,7 @@ from alc_dask.baseline.features import FeatureLayout
 from alc_dask.baseline.zoo import DEFAULT_CANDIDATES, DEFAULT_REGRESSORS, MODELS, REGRESSORS, build_model
 from alc_dask.measure import MeasureSettings, SettingError, Tolerance
 from alc_dask.measure._checks import check_count, check_number
+from alc_dask.seeds import derived_seed, stream
 
 SMALL_TABLE_ROWS = 6000
 """Below this many rows half the table is the test split; above, ``selection_test_rows`` rows."""
@@ -166,9 +167,9 @@ def _split(X, y, settings: BaselineSettings, seed: int, numeric: bool = False):
     test_size = len(y) // 2 if len(y) < SMALL_TABLE_ROWS else min(settings.selection_test_rows, len(y) // 2)
     _, counts = np.unique(y, return_counts=True)
     stratify = y if not numeric and counts.min() >= 2 else None
-    train, test = train_test_split(np.arange(len(y)), test_size=test_size, random_state=seed, stratify=stratify)
+    train, test = train_test_split(np.arange(len(y)), test_size=test_size, random_state=derived_seed(seed, "model selection"), stratify=stratify)
     if numeric:
         train = train[~np.isnan(y[train])]
     if len(train) > settings.selection_train_rows:
-        train = train[np.random.default_rng(seed).choice(len(train), settings.selection_train_rows, replace=False)]
+        train = train[stream(seed, "model selection").choice(len(train), settings.selection_train_rows, replace=False)]
     return X[train], X[test], y[train], y[test]

@@ -20,6 +20,7 @@ from alc_dask.baseline.memo import BASELINES, digest
 from alc_dask.baseline.selection import BaselineSettings, ModelChoice, Numbers, select_model
 from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.measure import MeasureSettings, Tolerance
+from alc_dask.seeds import stream
 
 
 class BaselineMode(StrEnum):
@@ -113,7 +114,7 @@ class ControlBaseline:
             raise ScenarioError("baseline 'control' needs a release with a control table")
         self.release, self.secret, self.known, self.attack, self.client = release, secret, list(known), attack, client
         self.scoring = scoring
-        self.order = np.random.default_rng([seed, 1]).permutation(release.control.n_rows)
+        self.order = stream(seed, "control targets").permutation(release.control.n_rows)
 
     @property
     def available_pairs(self) -> int:

@@ -18,6 +18,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from alc_dask.baseline.features import FeatureLayout
 from alc_dask.baseline.one_to_one import OneToOnePredictor
+from alc_dask.seeds import derived_seed
 
 ModelFactory = Callable[[FeatureLayout, int, int], object]
 """(feature layout, trees, seed) -> an unfitted classifier."""
@@ -114,4 +115,4 @@ def build_model(name: str, layout: FeatureLayout, trees: int, seed: int, numeric
     models = REGRESSORS if numeric else MODELS
     if name not in models:
         raise ValueError(f"unknown baseline model {name!r}; expected one of {list(models)}")
-    return models[name](layout, trees, seed)
+    return models[name](layout, trees, derived_seed(seed, "model"))

@@ -24,6 +24,7 @@ from alc_dask.families.base import Evaluation, EvaluationFamily
 from alc_dask.families.wp29 import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
 from alc_dask.nearest import ShuffledTable
+from alc_dask.seeds import stream
 
 
 class InferenceParams(Wp29Params):
@@ -60,7 +61,7 @@ class Inference(EvaluationFamily):
         p = self.params
         self.check(release)
         anonymized, control = attacked_tables(release, p, self.name)
-        rng = np.random.default_rng(seed)
+        rng = stream(seed, "inference")
         n_main, n_control, n_baseline = (min(p.n_attacks, t.n_rows) for t in (release.original, control, anonymized))
         main = release.original.rows(np.sort(rng.choice(release.original.n_rows, n_main, replace=False)))
         held_out = control.rows(np.sort(rng.choice(control.n_rows, n_control, replace=False)))

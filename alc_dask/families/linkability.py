@@ -22,6 +22,7 @@ from alc_dask.families.base import Evaluation, EvaluationFamily
 from alc_dask.families.wp29 import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
 from alc_dask.nearest import ShuffledTable
+from alc_dask.seeds import stream
 
 Half = Annotated[tuple[str, ...], Field(min_length=1)]
 
@@ -59,7 +60,7 @@ class Linkability(EvaluationFamily):
         p = self.params
         self.check(release)
         anonymized, control = attacked_tables(release, p, self.name)
-        rng = np.random.default_rng(seed)
+        rng = stream(seed, "linkability")
         n_main, n_control = min(p.n_attacks, release.original.n_rows), min(p.n_attacks, control.n_rows)
         orders = [ShuffledTable.of(anonymized, rng) for _ in p.aux_cols]
         main_links = self._links(release.original, orders, rng.choice(release.original.n_rows, n_main, replace=False))

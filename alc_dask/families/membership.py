@@ -22,6 +22,7 @@ from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
 from alc_dask.families.wp29 import check_columns
 from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, Skew, risk_label
+from alc_dask.seeds import stream
 
 REFERENCE_SKEW = "1:100"
 """The skew of the headline when the job gives none: one person in a hundred is in the release."""
@@ -143,7 +144,7 @@ class Membership(EvaluationFamily):
     def evaluate(self, release: Release, seed: int) -> Evaluation:
         p = self.params
         self.check(release)
-        rng = np.random.default_rng(p.sample_seed)
+        rng = stream(p.sample_seed, "membership sample")
         member_rows = _sample(release.original.n_rows, p.n_members, rng)
         control_rows = _sample(release.control.n_rows, p.n_non_members, rng)
         columns = self._columns(release)

@@ -37,6 +37,7 @@ from alc_dask.measure.relative_threat import (
     split_rhat,
     threatened,
 )
+from alc_dask.seeds import stream
 
 RHAT_LIMIT = 1.1
 GEWEKE_OUTSIDE_LIMIT = 0.1
@@ -229,7 +230,7 @@ def _not_converged(diagnostics: dict) -> str:
 
 def _faithfulness(theta: np.ndarray, phi: np.ndarray, offsets: np.ndarray, chains, points: int, seed: int) -> float:
     """RF = 1 − ETV(p_I, p_L) (Definition 2, eq. 21) on points drawn from the ideal distribution."""
-    rng = np.random.default_rng([seed, 21])
+    rng = stream(seed, "faithfulness points")
     sensitive = rng.choice(len(theta), size=points, p=theta)
     tuples = np.empty((points, len(offsets) - 1), dtype=np.int64)
     for a in range(len(offsets) - 1):

@@ -23,6 +23,7 @@ from alc_dask.families.base import Evaluation, EvaluationFamily
 from alc_dask.families.wp29 import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts, singling_out_probability
 from alc_dask.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches
+from alc_dask.seeds import stream
 
 BATCH = 1000
 """Multivariate predicates made and checked at a time."""
@@ -59,7 +60,7 @@ class SinglingOut(EvaluationFamily):
         anonymized, control = attacked_tables(release, p, self.name)
         columns = self._columns(anonymized)
         synthetic, original, held_out = (RowMatrix.of(release, t, columns) for t in (anonymized, whole(release.original), control))
-        rng = np.random.default_rng(seed)
+        rng = stream(seed, "singling out")
         if p.mode == "univariate":
             predicates, attempts = univariate_predicates(synthetic, p.n_attacks, rng), None
         else:

@@ -4,13 +4,14 @@ import numpy as np
 
 from alc_dask.data import Release, ScenarioError
 from alc_dask.measure import RecallBasis, pretargeted_scale
+from alc_dask.seeds import stream
 from alc_dask.targets import TargetSelector, select_rows
 
 
 def target_order(release: Release, targets, seed: int) -> tuple[np.ndarray, str, float]:
     """(rows in a seeded random order, recall basis, recall scale) for ``targets``: None (every
     original row), a ``TargetSelector`` or its dict form (a pre-targeted group), or row indices."""
-    rng = np.random.default_rng(seed)
+    rng = stream(seed, "targets")
     population = release.original.n_rows
     if targets is None:
         return rng.permutation(population), "random", 1.0

@@ -8,6 +8,7 @@ appears whole or not at all), so the final key is written directly: renaming the
 import functools
 import os
 import posixpath
+import uuid
 from pathlib import Path
 
 import fsspec
@@ -170,5 +171,6 @@ class Files:
 
     @staticmethod
     def _temporary(path: str) -> str:
+        """A name of this process and call: two threads writing one file never share a temporary."""
         folder, name = posixpath.split(path)
-        return f"{folder}/.{name}{TEMPORARY}{os.getpid()}"
+        return f"{folder}/.{name}{TEMPORARY}{os.getpid()}-{uuid.uuid4().hex[:8]}"

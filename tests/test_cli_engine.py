@@ -74,20 +74,19 @@ def cluster(tmp_path):
     running.stop()
 
 
-def write_job(folder: Path, secrets: list[str], rows: int = 1500, per_secret: int = 2, row_group_size: int | None = None, **settings) -> Path:
-    """A job of `1 + per_secret` scenarios per secret; `settings` replace the job's (`release`'s are added to it)."""
+def write_job(folder: Path, secrets: list[str], rows: int = 1500, per_secret: int = 2, row_group_size: int | None = None, release: dict | None = None) -> Path:
+    """A job of `1 + per_secret` scenarios per secret; `release` settings are added to the release's."""
     for name, table in make_demo_release(rows, seed=5).items():
         table.to_parquet(folder / f"{name}.parquet", row_group_size=row_group_size)
     job = {
         "name": "cli-test",
-        "release": {"original": "original.parquet", "anonymized": ["weak.parquet"], **settings.pop("release", {})},
+        "release": {"original": "original.parquet", "anonymized": ["weak.parquet"], **(release or {})},
         "scenarios": [
             {"generate": "each_column", "secrets": secrets},
             {"generate": "sampled_known", "per_secret": per_secret, "size": 3, "secrets": secrets},
         ],
         "baseline_settings": FAST,
         "output": "out",
-        **settings,
     }
     path = folder / "job.yaml"
     path.write_text(yaml.safe_dump(job))
@@ -154,22 +153,16 @@ def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path, monkeypatc
 
 
 TIMINGS = ["elapsed_seconds", "seconds", "worker", "finished_at"]
-QUICKER = {"halting": {"tight_interval": 1.0, "loose_interval": 1.0}, "baseline_settings": {"candidates": ["majority"]}}
 
 
-@pytest.mark.parametrize(
-    ("secrets", "per_secret", "settings"),
-    [
-        pytest.param(["income", "region", "education"], 1, QUICKER, id="6 quick scenarios"),
-        pytest.param(["income", "region", "education", "occupation", "age", "hours_per_week"], 4, {}, id="30 scenarios", marks=pytest.mark.slow),
-    ],
-)
-def test_a_worker_killed_mid_run_of_a_release_kept_on_the_workers_loses_no_scenario(cluster, tmp_path, monkeypatch, secrets, per_secret, settings):
-    """The release's parts held by the killed worker are read and encoded again (Dask's lineage): every
-    scenario done, with the scores of an undisturbed run."""
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_of_a_release_kept_on_the_workers_loses_no_scenario(cluster, tmp_path, monkeypatch):
+    """The release's parts held by the killed worker are read and encoded again (Dask's lineage): all 30
+    scenarios done, with the scores of an undisturbed run. (Quicker, in the default run:
+    tests/test_partitioned_release.py.)"""
+    secrets = ["income", "region", "education", "occupation", "age", "hours_per_week"]
     monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")
-    kept = {"broadcast_limit": 0, "rows_per_part": 200}
-    job = write_job(tmp_path, secrets, rows=800, per_secret=per_secret, row_group_size=200, release=kept, **settings)
+    job = write_job(tmp_path, secrets, rows=800, per_secret=4, row_group_size=200, release={"broadcast_limit": 0, "rows_per_part": 200})
     undisturbed = alc_dask("run", job, "--scheduler", cluster.file, "--workers", "2", "--out", tmp_path / "undisturbed")
     assert undisturbed.returncode == 0, undisturbed.stderr
     run = subprocess.Popen(
@@ -184,7 +177,7 @@ def test_a_worker_killed_mid_run_of_a_release_kept_on_the_workers_loses_no_scena
         run.kill()
     assert run.returncode == 0, err
     scores, expected = (read_scores(tmp_path / out).sort_values("scenario_id", ignore_index=True) for out in ("out", "undisturbed"))
-    assert len(scores) == len(secrets) * (1 + per_secret) and (scores["status"] == "ok").all(), scores["error"].dropna().tolist()
+    assert len(scores) == 30 and (scores["status"] == "ok").all(), scores["error"].dropna().tolist()
     pd.testing.assert_frame_equal(scores.drop(columns=TIMINGS), expected.drop(columns=TIMINGS))
 
 

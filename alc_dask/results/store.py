@@ -23,7 +23,7 @@ from alc_dask.results.buffer import PartBuffer, frame_table
 from alc_dask.results.compact import compact_parts
 from alc_dask.results.files import Files
 from alc_dask.results.manifest import MANIFEST, ResultsError, check_manifest, write_manifest
-from alc_dask.results.parts import DONE, Parts, resolve
+from alc_dask.results.parts import DONE, Damage, Parts, resolve
 from alc_dask.results.schema import PREDICTIONS, scores_schema
 
 __all__ = ["MANIFEST", "ResultStore", "ResultsError"]
@@ -46,10 +46,13 @@ class ResultStore:
         self._lock = threading.RLock()
         self._timer: threading.Timer | None = None
         self._unwritten_manifest: dict | None = None
+        self.damaged: list[Damage] = []
+        """Pairs of parts found damaged (a file missing or cut short) and removed by ``create``."""
 
     @classmethod
     def create(cls, root: str | os.PathLike, manifest: dict, **settings) -> "ResultStore":
-        """Open ``root`` for writing, checking it is writable and holds results of these settings only."""
+        """Open ``root`` for writing, checking it is writable and holds results of these settings only,
+        and removing pairs of parts damaged since they were written (see ``Parts.check``)."""
         store = cls(root, **settings)
         files, parts = store.files, store.parts
         try:
@@ -61,6 +64,9 @@ class ResultStore:
         except OSError as error:
             raise ResultsError(f"output directory {files.url} is not writable: {error.strerror or error}") from None
         check_manifest(files, manifest, has_results=bool(parts.names()))
+        store.damaged = parts.check()
+        for damage in store.damaged:
+            parts.remove(damage.part)  # its scenarios are no longer complete: a re-run makes them again, once
         files.remove_temporaries(files.root)
         parts.remove_leftovers()
         store._unwritten_manifest = manifest

@@ -128,23 +128,28 @@ def test_run_on_a_cluster_then_summarize_and_resume(cluster, tmp_path):
     assert {p: p.stat().st_mtime_ns for p in parts} == parts  # nothing rerun or rewritten
 
 
-def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path, monkeypatch):
-    monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")  # a part per scenario: the test sees each one finish
-    job = write_job(tmp_path, ["income", "region", "education", "occupation", "age", "hours_per_week"], rows=2500)
-    ids = planned_ids(job)
+def run_killing_a_worker(cluster: Cluster, job: Path, after_parts: int) -> None:
+    """`alc-dask run JOB` on `cluster`, one of its workers killed once `after_parts` scores parts are written; the run must succeed."""
     run = subprocess.Popen(
         [str(BIN / "alc-dask"), "run", str(job), "--scheduler", str(cluster.file), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        scores_dir = tmp_path / "out" / "scores"
-        Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= 2, "two finished scenarios", timeout=120)
+        scores_dir = job.parent / "out" / "scores"
+        Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= after_parts, f"{after_parts} finished scenario(s)", timeout=120)
         assert run.poll() is None, "the run finished before a worker could be killed"
         cluster.kill_worker()
         _, err = run.communicate(timeout=300)
     finally:
         run.kill()
     assert run.returncode == 0, err
-    scores = pd.read_parquet(scores_dir)
+
+
+def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path, monkeypatch):
+    monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")  # a part per scenario: the test sees each one finish
+    job = write_job(tmp_path, ["income", "region", "education", "occupation", "age", "hours_per_week"], rows=2500)
+    ids = planned_ids(job)
+    run_killing_a_worker(cluster, job, after_parts=2)
+    scores = pd.read_parquet(tmp_path / "out" / "scores")
     assert sorted(scores["scenario_id"]) == sorted(ids)  # every scenario, each once
     assert (scores["status"] == "ok").all()
     predictions = pd.read_parquet(tmp_path / "out" / "predictions")
@@ -165,17 +170,7 @@ def test_a_worker_killed_mid_run_of_a_release_kept_on_the_workers_loses_no_scena
     job = write_job(tmp_path, secrets, rows=800, per_secret=4, row_group_size=200, release={"broadcast_limit": 0, "rows_per_part": 200})
     undisturbed = alc_dask("run", job, "--scheduler", cluster.file, "--workers", "2", "--out", tmp_path / "undisturbed")
     assert undisturbed.returncode == 0, undisturbed.stderr
-    run = subprocess.Popen(
-        [str(BIN / "alc-dask"), "run", str(job), "--scheduler", str(cluster.file), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    try:
-        Cluster._wait(lambda: len(list((tmp_path / "out" / "scores").glob("*.parquet"))) >= 1, "a finished scenario", timeout=120)
-        assert run.poll() is None, "the run finished before a worker could be killed"
-        cluster.kill_worker()
-        _, err = run.communicate(timeout=300)
-    finally:
-        run.kill()
-    assert run.returncode == 0, err
+    run_killing_a_worker(cluster, job, after_parts=1)
     scores, expected = (read_scores(tmp_path / out).sort_values("scenario_id", ignore_index=True) for out in ("out", "undisturbed"))
     assert len(scores) == 30 and (scores["status"] == "ok").all(), scores["error"].dropna().tolist()
     pd.testing.assert_frame_equal(scores.drop(columns=TIMINGS), expected.drop(columns=TIMINGS))

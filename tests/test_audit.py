@@ -5,9 +5,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 from click.testing import CliRunner
+from distributed import Client, LocalCluster
 
+from alc_dask import run_job
 from alc_dask.cli import main
 from alc_dask.report import compare
 from alc_dask.report.nightly import complete_audits, run_audit
@@ -86,7 +89,18 @@ def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
     assert ("FLAGGED" in result.output) == flagged and "Audit report:" in result.output
 
 
-def test_an_earlier_audit_with_a_truncated_part_is_skipped_for_the_last_complete_one(tmp_path):
+@pytest.fixture
+def audits_on_one_cluster(monkeypatch):
+    """Audits run on one local cluster, started once, rather than each on its own."""
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
+        Client(cluster) as client,
+    ):
+        monkeypatch.setattr("alc_dask.report.nightly.run_job", lambda *args, **kwargs: run_job(*args, **{**kwargs, "client": client}))
+        yield
+
+
+def test_an_earlier_audit_with_a_truncated_part_is_skipped_for_the_last_complete_one(tmp_path, audits_on_one_cluster):
     """A complete earlier audit whose scores part was later cut short (a full disk, a bad copy) once
     stopped every audit with a raw Arrow error (exit 2); it is skipped, saying so, for the one before."""
     job = audit_job(tmp_path)

@@ -1,15 +1,20 @@
 """Audits: the diff against the previous audit, and the audit command's dated runs and exit code."""
 
+import shutil
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 from click.testing import CliRunner
+from distributed import Client, LocalCluster
 
+from alc_dask import run_job
 from alc_dask.cli import main
 from alc_dask.report import compare
-from alc_dask.report.nightly import claim_stamp, previous_audit, run_audit
+from alc_dask.report.nightly import claim_stamp, complete_audits, run_audit
 from alc_dask.results import read_scores
 from alc_dask.synthetic import make_demo_release
 
@@ -46,8 +51,9 @@ def test_previous_audit_ignores_incomplete_and_later_runs(tmp_path):
         (tmp_path / stamp).mkdir()
         if complete:
             (tmp_path / stamp / f"audit-{stamp}.md").write_text("")
-    assert previous_audit(tmp_path, before="2025-01-03T000000Z") == "2025-01-01T000000Z"
-    assert previous_audit(tmp_path / "absent", before="x") is None
+    assert complete_audits(tmp_path, before="2025-01-03T000000Z") == ["2025-01-01T000000Z"]
+    assert complete_audits(tmp_path, before="2025-01-05T000000Z") == ["2025-01-01T000000Z", "2025-01-04T000000Z"]
+    assert complete_audits(tmp_path / "absent", before="x") == []
 
 
 def test_audits_started_in_one_second_each_claim_a_folder(tmp_path):
@@ -56,10 +62,11 @@ def test_audits_started_in_one_second_each_claim_a_folder(tmp_path):
     assert sorted(stamps) == ["2025-01-01T235959Z", "2025-01-02T000000Z", "2025-01-02T000001Z", "2025-01-02T000002Z"]
 
 
-def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
+def audit_job(folder: Path) -> Path:
+    """A job auditing release ``weak`` into ``folder/out/audits/weak``."""
     for name, table in make_demo_release(1000, seed=2).items():
-        table.to_parquet(tmp_path / f"{name}.parquet")
-    job = tmp_path / "audit.yaml"
+        table.to_parquet(folder / f"{name}.parquet")
+    job = folder / "audit.yaml"
     job.write_text(
         yaml.safe_dump(
             {
@@ -71,6 +78,11 @@ def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
             }
         )
     )
+    return job
+
+
+def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
+    job = audit_job(tmp_path)
     first = run_audit(job, workers=1, stamp="2025-01-01T000000Z", progress=False)
     second = run_audit(job, workers=1, stamp="2025-01-02T000000Z", progress=False)
     assert first.previous is None and second.previous == "2025-01-01T000000Z"
@@ -85,6 +97,36 @@ def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
     flagged = second.diff.table["risk"].isin(["at risk", "serious"]).any()
     assert result.exit_code == (4 if flagged else 0)  # EXIT_RELEASE_FLAGGED
     assert ("FLAGGED" in result.output) == flagged and "Audit report:" in result.output
+
+
+@pytest.fixture
+def audits_on_one_cluster(monkeypatch):
+    """Audits run on one local cluster, started once, rather than each on its own."""
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
+        Client(cluster) as client,
+    ):
+        monkeypatch.setattr("alc_dask.report.nightly.run_job", lambda *args, **kwargs: run_job(*args, **{**kwargs, "client": client}))
+        yield
+
+
+def test_an_earlier_audit_with_a_truncated_part_is_skipped_for_the_last_complete_one(tmp_path, audits_on_one_cluster):
+    """A complete earlier audit whose scores part was later cut short (a full disk, a bad copy) once
+    stopped every audit with a raw Arrow error (exit 2); it is skipped, saying so, for the one before."""
+    job = audit_job(tmp_path)
+    audits = tmp_path / "out" / "audits" / "weak"
+    run_audit(job, workers=1, stamp="2025-01-01T000000Z", progress=False)
+    broken = audits / "2025-01-02T000000Z"
+    shutil.copytree(audits / "2025-01-01T000000Z", broken)
+    (broken / "audit-2025-01-01T000000Z.md").rename(broken / "audit-2025-01-02T000000Z.md")
+    part = next((broken / "scores").glob("part-*.parquet"))
+    part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
+
+    result = CliRunner().invoke(main, ["audit", str(job), "--workers", "1"])
+    assert result.exit_code in (0, 4), result.output  # passed or flagged, as the release is
+    (line,) = [line for line in result.stderr.splitlines() if "2025-01-02T000000Z" in line]
+    assert line.startswith(f"{broken}: audit skipped, comparing with an earlier one: ") and f"{part.name}': Parquet magic bytes not found" in line
+    assert "compared with the audit of 2025-01-01T000000Z; skipped, as their results cannot be read: 2025-01-02T000000Z" in result.stdout
 
 
 def test_an_audit_flags_a_serious_scenario_whatever_its_secret_is_named(tmp_path):

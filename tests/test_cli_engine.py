@@ -74,13 +74,17 @@ def cluster(tmp_path):
     running.stop()
 
 
-def write_job(folder: Path, secrets: list[str], rows: int = 1500) -> Path:
+def write_job(folder: Path, secrets: list[str], rows: int = 1500, per_secret: int = 2, row_group_size: int | None = None, release: dict | None = None) -> Path:
+    """A job of `1 + per_secret` scenarios per secret; `release` settings are added to the release's."""
     for name, table in make_demo_release(rows, seed=5).items():
-        table.to_parquet(folder / f"{name}.parquet")
+        table.to_parquet(folder / f"{name}.parquet", row_group_size=row_group_size)
     job = {
         "name": "cli-test",
-        "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]},
-        "scenarios": [{"generate": "each_column", "secrets": secrets}, {"generate": "sampled_known", "per_secret": 2, "size": 3, "secrets": secrets}],
+        "release": {"original": "original.parquet", "anonymized": ["weak.parquet"], **(release or {})},
+        "scenarios": [
+            {"generate": "each_column", "secrets": secrets},
+            {"generate": "sampled_known", "per_secret": per_secret, "size": 3, "secrets": secrets},
+        ],
         "baseline_settings": FAST,
         "output": "out",
     }
@@ -124,28 +128,52 @@ def test_run_on_a_cluster_then_summarize_and_resume(cluster, tmp_path):
     assert {p: p.stat().st_mtime_ns for p in parts} == parts  # nothing rerun or rewritten
 
 
-def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path, monkeypatch):
-    monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")  # a part per scenario: the test sees each one finish
-    job = write_job(tmp_path, ["income", "region", "education", "occupation", "age", "hours_per_week"], rows=2500)
-    ids = planned_ids(job)
+def run_killing_a_worker(cluster: Cluster, job: Path, after_parts: int) -> None:
+    """`alc-dask run JOB` on `cluster`, one of its workers killed once `after_parts` scores parts are written; the run must succeed."""
     run = subprocess.Popen(
         [str(BIN / "alc-dask"), "run", str(job), "--scheduler", str(cluster.file), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        scores_dir = tmp_path / "out" / "scores"
-        Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= 2, "two finished scenarios", timeout=120)
+        scores_dir = job.parent / "out" / "scores"
+        Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= after_parts, f"{after_parts} finished scenario(s)", timeout=120)
         assert run.poll() is None, "the run finished before a worker could be killed"
         cluster.kill_worker()
         _, err = run.communicate(timeout=300)
     finally:
         run.kill()
     assert run.returncode == 0, err
-    scores = pd.read_parquet(scores_dir)
+
+
+def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path, monkeypatch):
+    monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")  # a part per scenario: the test sees each one finish
+    job = write_job(tmp_path, ["income", "region", "education", "occupation", "age", "hours_per_week"], rows=2500)
+    ids = planned_ids(job)
+    run_killing_a_worker(cluster, job, after_parts=2)
+    scores = pd.read_parquet(tmp_path / "out" / "scores")
     assert sorted(scores["scenario_id"]) == sorted(ids)  # every scenario, each once
     assert (scores["status"] == "ok").all()
     predictions = pd.read_parquet(tmp_path / "out" / "predictions")
     pairs = predictions[predictions["side"] == "attack"].groupby("scenario_id").size()
     assert (pairs.reindex(scores["scenario_id"]).to_numpy() == scores["pairs"].to_numpy()).all()
+
+
+TIMINGS = ["elapsed_seconds", "seconds", "worker", "finished_at"]
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_of_a_release_kept_on_the_workers_loses_no_scenario(cluster, tmp_path, monkeypatch):
+    """The release's parts held by the killed worker are read and encoded again (Dask's lineage): all 30
+    scenarios done, with the scores of an undisturbed run. (Quicker, in the default run:
+    tests/test_partitioned_release.py.)"""
+    secrets = ["income", "region", "education", "occupation", "age", "hours_per_week"]
+    monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")
+    job = write_job(tmp_path, secrets, rows=800, per_secret=4, row_group_size=200, release={"broadcast_limit": 0, "rows_per_part": 200})
+    undisturbed = alc_dask("run", job, "--scheduler", cluster.file, "--workers", "2", "--out", tmp_path / "undisturbed")
+    assert undisturbed.returncode == 0, undisturbed.stderr
+    run_killing_a_worker(cluster, job, after_parts=1)
+    scores, expected = (read_scores(tmp_path / out).sort_values("scenario_id", ignore_index=True) for out in ("out", "undisturbed"))
+    assert len(scores) == 30 and (scores["status"] == "ok").all(), scores["error"].dropna().tolist()
+    pd.testing.assert_frame_equal(scores.drop(columns=TIMINGS), expected.drop(columns=TIMINGS))
 
 
 def test_the_only_worker_restarted_by_its_nanny_mid_run_loses_no_scenario(tmp_path, monkeypatch):

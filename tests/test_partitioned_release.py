@@ -1,6 +1,11 @@
 """Releases kept on the workers in parts: read and encoded part by part exactly as a whole release
 is, scored bit for bit as the copied release is, and bad part files named."""
 
+import os
+import signal
+import threading
+import time
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -77,6 +82,7 @@ def test_parts_encode_exactly_as_whole_tables(client, tmp_path, fmt):
 
 
 def write_job(folder, tables, broadcast_limit):
+    """The job of `parted_run` (`tables` written once, then None)."""
     for name in ("original", "weak", "control"):
         if not (folder / name).exists():
             write_parts(tables[name], folder / name, 500)
@@ -104,15 +110,21 @@ def write_job(folder, tables, broadcast_limit):
         "seed": 5,
         "output": f"out-{broadcast_limit}",
     }
-    path = folder / "job.yaml"
+    path = folder / f"job-{broadcast_limit}.yaml"
     path.write_text(yaml.safe_dump(job))
     return path
 
 
-def test_a_job_on_parts_scores_bit_for_bit_as_on_a_copied_release(client, tmp_path):
-    tables = demo_tables(1500, seed=8)
-    copied = run_job(write_job(tmp_path, tables, "1GiB"), client=client, progress=False)
-    parted = run_job(write_job(tmp_path, tables, 0), client=client, progress=False)
+@pytest.fixture(scope="module")
+def parted_run(client, tmp_path_factory):
+    """A job of every family on a release kept on the workers, and its scores."""
+    job = write_job(tmp_path_factory.mktemp("parts"), demo_tables(1500, seed=8), 0)
+    return job, run_job(job, client=client, progress=False)
+
+
+def test_a_job_on_parts_scores_bit_for_bit_as_on_a_copied_release(client, parted_run):
+    job, parted = parted_run
+    copied = run_job(write_job(job.parent, None, "1GiB"), client=client, progress=False)
     assert (copied["status"] == "ok").all(), copied["error"].tolist()
     measures = ["scenario_id", "alc", "base_prc", "attack_prc", "base_n", "attack_n", "halt_code", "pairs", "abstentions", "model", "alc_full_recall"]
     pd.testing.assert_frame_equal(parted[measures], copied[measures])
@@ -171,3 +183,29 @@ def test_a_truncated_profile_keeps_the_extremes_and_a_non_number(monkeypatch):
     merged = merge_profiles(*(profiles.TableProfile.of(pd.DataFrame({"t": text[i::3]})) for i in range(3)))
     kept = set(merged.columns["t"].representative())
     assert merged.columns["t"].truncated and {"0", "49", "n/a"} <= kept and merged.n_rows == len(text)
+
+
+def test_a_worker_killed_mid_run_loses_no_scenario(client, parted_run, tmp_path, monkeypatch):
+    """The parts the killed worker held are read and encoded again (Dask's lineage): the run completes
+    with the scores of an undisturbed one. (With a scheduler and worker processes and the issue's 30
+    scenarios: tests/test_cli_engine.py.)"""
+    monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")  # a part per scenario: the first one tells the run is under way
+    job, undisturbed = parted_run
+    out = tmp_path / "killed"
+    victim = next(iter(client.run(os.getpid).values()))
+    parts_at_kill = []
+
+    def kill_when_a_scenario_is_done():
+        while not (parts := list((out / "scores").glob("*.parquet"))):
+            time.sleep(0.05)
+        parts_at_kill.append(len(parts))
+        os.kill(victim, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_when_a_scenario_is_done, daemon=True)
+    killer.start()
+    scores = run_job(job, client=client, out=out, progress=False)
+    killer.join(timeout=5)
+    assert parts_at_kill and parts_at_kill[0] < len(undisturbed), "the run finished before a worker was killed"
+    assert (scores["status"] == "ok").all(), scores["error"].dropna().tolist()
+    timings = ["elapsed_seconds", "seconds", "worker", "finished_at"]
+    pd.testing.assert_frame_equal(scores.drop(columns=timings), undisturbed.drop(columns=timings))

@@ -2,6 +2,7 @@
 written to S3 (a local moto server on 127.0.0.1) as they are locally."""
 
 import json
+import shutil
 
 import distributed
 import fsspec
@@ -71,6 +72,46 @@ def test_a_run_stopped_early_saves_what_finished(tmp_path, client, monkeypatch, 
     assert len(run_job(job, client=client, progress=False)) == 3
 
 
+@pytest.fixture(scope="module")
+def finished_run(client, tmp_path_factory):
+    """A job run to the end, a part per scenario, and its scores and predictions."""
+    job = write_job(tmp_path_factory.mktemp("finished"))
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ALC_DASK_PART_SCENARIOS", "1")
+        run_job(job, client=client, progress=False)
+    out = job.parent / "out"
+    return job, read_scores(out), read_predictions(out)
+
+
+@pytest.mark.parametrize("damage", ["deleted", "truncated"])
+@pytest.mark.parametrize("folder", ["predictions", "scores"])
+def test_a_part_damaged_since_the_run_is_noticed_on_resume_and_its_scenarios_made_again(finished_run, client, tmp_path, capsys, folder, damage):
+    """A predictions part deleted or cut short once went unnoticed (the scenario stayed done, its
+    predictions gone); a scores part cut short stopped the resume with a raw Arrow error."""
+    job, scores, predictions = finished_run
+    out = tmp_path / "out"
+    shutil.copytree(job.parent / "out", out)
+    part = out / folder / "part-00000002.parquet"
+    assert len(pd.read_parquet(out / "scores" / part.name)) == 1  # the part of one scenario
+    if damage == "deleted":
+        part.unlink()
+    else:
+        part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
+    capsys.readouterr()
+
+    again = run_job(job, client=client, out=out, progress=False)
+
+    on_disk = pd.read_parquet(out / "scores")
+    assert sorted(on_disk["scenario_id"]) == sorted(scores["scenario_id"])  # every scenario once, none duplicated
+    assert (again["status"] == "ok").all()
+    pd.testing.assert_frame_equal(again.drop(columns=RUN_DEPENDENT), scores.drop(columns=RUN_DEPENDENT).sort_values("scenario_index", ignore_index=True))
+    by_scenario = ["scenario_id", "side", "target"]
+    pd.testing.assert_frame_equal(read_predictions(out).sort_values(by_scenario, ignore_index=True), predictions.sort_values(by_scenario, ignore_index=True))
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if part.name in line]  # the user is told, in one line
+    assert line.startswith(f"{out}: running 1 scenario again, as their results were damaged: {folder}/{part.name} ")
+    assert ("is missing" if damage == "deleted" else "cannot be read") in line
+
+
 def objects(url: str) -> dict[str, str]:
     """Key -> ETag of every object under ``url``."""
     fs, path = fsspec.core.url_to_fs(url)
@@ -92,6 +133,7 @@ def test_a_job_with_its_output_on_s3_scores_as_locally_and_resumes(tmp_path, cli
     written = objects(url)
     assert sorted(key.removeprefix("alc-dask-tests/runs/job/") for key in written) == [
         "job.json",
+        "parts.json",
         "predictions/part-00000001.parquet",
         "scores/part-00000001.parquet",
     ]

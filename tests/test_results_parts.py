@@ -2,6 +2,7 @@
 one row per scenario whatever was re-run, compaction that a crash cannot spoil, filters pushed to
 pyarrow, and fsspec URLs."""
 
+import json
 import time
 
 import pandas as pd
@@ -151,6 +152,13 @@ def test_parts_of_earlier_versions_are_read_and_older_than_new_ones(tmp_path):
     assert len(read_predictions(tmp_path)) == 6
 
 
+def reopen(root) -> ResultStore:
+    """The store of ``root`` opened for writing, as a run resuming there opens it, and closed again."""
+    store = ResultStore.create(root, MANIFEST)
+    store.close()
+    return store
+
+
 def small_parts(tmp_path, parts=6, per_part=3):
     """Parts written in small batches (as flushes on time make them), a failed scenario re-run ok in the last."""
     store = ResultStore.create(tmp_path, MANIFEST, part_scenarios=10)
@@ -175,6 +183,12 @@ def test_compaction_rewrites_small_parts_into_few_dropping_superseded_rows(tmp_p
         read_predictions(tmp_path).sort_values(["scenario_id", "target"], ignore_index=True), preds.sort_values(["scenario_id", "target"], ignore_index=True)
     )
     assert store.compact() == 0  # full parts are left alone
+    assert json.loads((tmp_path / "parts.json").read_text()) == {
+        "part-00000008.parquet": {"scenarios": 10, "predictions": 30},
+        "part-00000009.parquet": {"scenarios": 8, "predictions": 24},
+    }
+    store.close()
+    assert not reopen(tmp_path).damaged
 
 
 def test_compaction_waits_for_more_parts_than_asked(tmp_path):
@@ -222,10 +236,33 @@ def test_a_crash_during_compaction_loses_and_duplicates_nothing(tmp_path, monkey
     same_as_before()
     process_died(store)
     with ResultStore.create(tmp_path, MANIFEST, part_scenarios=10) as reopened:
+        assert not reopened.damaged  # a crash is not damage: the parts it left are whole
         reopened.compact()
     same_as_before()
     assert len(files_in(tmp_path / "scores")) == 2 and files_in(tmp_path / "scores") == files_in(tmp_path / "predictions")
     assert pd.read_parquet(tmp_path / "scores")["scenario_id"].is_unique
+
+
+def test_reopening_removes_the_pairs_damaged_since_they_were_written(tmp_path):
+    with ResultStore.create(tmp_path, MANIFEST, part_scenarios=2) as store:
+        write_all(store, range(6))  # parts 1 to 3, of two scenarios and six predictions each
+    predictions(scenario(2), n=1).to_parquet(tmp_path / "predictions" / "part-00000002.parquet")  # another file in its place
+    (tmp_path / "predictions" / "part-00000003.parquet").write_bytes(b"")
+    reopened = reopen(tmp_path)
+    assert [(damage.part, damage.scenarios) for damage in reopened.damaged] == [("part-00000002.parquet", 2), ("part-00000003.parquet", 2)]
+    assert reopened.damaged[0].reason == "scores/part-00000002.parquet and its predictions hold 2 and 1 rows, not the 2 and 6 written"
+    assert reopened.damaged[1].reason.startswith("predictions/part-00000003.parquet cannot be read (") and "0 bytes" in reopened.damaged[1].reason
+    assert files_in(tmp_path / "scores") == ["part-00000001.parquet"] == files_in(tmp_path / "predictions")
+    assert reopened.completed() == {scenario(0), scenario(1)} and not reopen(tmp_path).damaged
+
+
+def test_a_listing_cut_short_is_rebuilt_from_the_parts_present(tmp_path):
+    with ResultStore.create(tmp_path, MANIFEST, part_scenarios=2) as store:
+        write_all(store, range(4))
+    (tmp_path / "parts.json").write_text('{"part-0000')
+    assert not reopen(tmp_path).damaged
+    (tmp_path / "predictions" / "part-00000001.parquet").unlink()  # noticed again, once rebuilt
+    assert [damage.part for damage in reopen(tmp_path).damaged] == ["part-00000001.parquet"]
 
 
 class RecordingDataset:

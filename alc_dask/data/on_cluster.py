@@ -4,7 +4,8 @@ workers of a Dask cluster, and kept there as a `PartitionedTable` (each row held
 Two passes over the parts: the first profiles every column (see `alc_dask.data.profile`) so the
 client can decide typings, code tables and bins exactly as `Release.load` decides them for the
 whole tables; the second encodes each part against them. The client holds profiles and metadata,
-never a table. Encoded parts are computed (not scattered), so a lost worker's parts are read again.
+never a table. Encoded parts are computed (not scattered), and so is what they are encoded with, so
+a lost worker's parts are read and encoded again (Dask's lineage).
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ def load_on_cluster(
         if profile.n_rows == 0:
             raise ReleaseError(f"{name}: the table is empty (0 rows)")
     schema, typings = _schema(profiles, list(tables[names[0]].columns), overrides, max_categories, released=names[: 1 + len(anonymized)])
-    shared = client.scatter((schema, typings), broadcast=True, hash=False)
+    # A task, not scattered data: the scheduler forgets scattered data once the client lets its future
+    # go, and with it the lineage of every part encoded from it (a lost part could not be rebuilt).
+    shared = client.submit(_decided, schema, typings, pure=False)
     encoded = [_encode(client, table, schema, shared) for table in tables.values()]
     return Release(schema, encoded[0], tuple(encoded[1 : 1 + len(anonymized)]), encoded[-1] if control else None)
 
@@ -86,6 +89,10 @@ def _schema(profiles: dict[str, TableProfile], order: list[str], overrides: dict
                 f"(more than {len(held[truncated[0]].distinct)}); declare it continuous in `columns` if it is a number, or leave it out"
             )
         schema[column] = build_column(column, kind, typed, typing.numeric, released=[n for n in released if n in typed])
+    return schema, typings
+
+
+def _decided(schema: dict[str, Column], typings: dict[str, Typing]) -> tuple[dict[str, Column], dict[str, Typing]]:
     return schema, typings
 
 

@@ -11,7 +11,6 @@ import logging
 import os
 import re
 import signal
-import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +21,8 @@ from dask.utils import parse_timedelta
 from distributed import Client, LocalCluster, WorkerPlugin
 from distributed.comm import connect as open_comm
 from distributed.security import Security
+
+from alc_dask.engine.progress import say
 
 CONNECT_TIMEOUT = "10s"
 WORKERS_TIMEOUT = 120
@@ -87,7 +88,7 @@ def connect(scheduler: str | None = None, workers: int | None = None, dashboard:
     if scheduler is None:
         with _local_client(workers or local_workers(), DEFAULT_DASHBOARD if dashboard is True else dashboard or None) as client:
             if dashboard:
-                _say(f"Dask dashboard: {client.dashboard_link}")
+                say(f"Dask dashboard: {client.dashboard_link}")
             yield client
         return
     address = scheduler_address(scheduler)
@@ -102,7 +103,7 @@ def connect(scheduler: str | None = None, workers: int | None = None, dashboard:
         except TimeoutError:
             raise EngineError(f"the scheduler at {scheduler!r} has fewer than {workers or 1} workers after {WORKERS_TIMEOUT}s") from None
         if dashboard:
-            _say(_cluster_dashboard(client, scheduler))
+            say(_cluster_dashboard(client, scheduler))
         yield client
 
 
@@ -139,10 +140,6 @@ def _cluster_dashboard(client: Client, scheduler: str) -> str:
 
 def _serves_dashboard(dask_scheduler) -> bool:
     return bool(dask_scheduler.http_application.applications)
-
-
-def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
 
 
 class IgnoreInterrupts(WorkerPlugin):

@@ -1,8 +1,14 @@
-"""The progress bar of a job: done/total, ETA and failures as scenarios finish."""
+"""What a job tells its user on stderr: its progress bar (done/total, ETA and failures as scenarios
+finish) and one-line notices."""
 
 import sys
 
 from tqdm.auto import tqdm
+
+
+def say(line: str) -> None:
+    """A one-line notice on stderr, beside the progress bar (never in the output a script may parse)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 class Interrupted(KeyboardInterrupt):

@@ -20,10 +20,11 @@ from alc_dask.data.fingerprint import data_digest
 from alc_dask.data.on_cluster import load_on_cluster
 from alc_dask.data.parts import estimated_bytes, list_parts
 from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, OnDemandClient, check_dashboard
-from alc_dask.engine.progress import Progress
+from alc_dask.engine.progress import Progress, say
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenarios, skipped_outcome
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
 from alc_dask.results import COMPACT_ABOVE, ResultStore
+from alc_dask.results.parts import Damage
 
 
 def run_job(
@@ -51,6 +52,8 @@ def run_job(
     spec, source = _as_spec(spec_or_path)
     check_files(spec, source)
     with ResultStore.create(out or spec.output, manifest(spec), wait=wait) as store:
+        if store.damaged:
+            say(f"{store.files.url}: {rerun_notice(store.damaged)}")
         with OnDemandClient(client, scheduler, workers, dashboard) as cluster:
             release = prepare_release(spec, cluster)
             scenarios = expand(spec, release, source)
@@ -66,6 +69,14 @@ def run_job(
         scores = store.read_scores()
     wanted = {s.id for s in scenarios}
     return scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
+
+
+def rerun_notice(damaged: list[Damage]) -> str:
+    """How many scenarios run again because their results were damaged, and why, in one line."""
+    counts = [damage.scenarios for damage in damaged]
+    known = sum(count for count in counts if count is not None)
+    scenarios = f"{known} scenario{'' if known == 1 else 's'}" + (f" and those of {counts.count(None)} unlisted part(s)" if None in counts else "")
+    return f"running {scenarios} again, as their results were damaged: {'; '.join(damage.reason for damage in damaged)}"
 
 
 def fan_out(client, release: Release, scenarios: list[Scenario], context: JobContext, store: ResultStore, progress: Progress) -> None:

@@ -8,6 +8,7 @@ label, or a headline higher by more than the job's ``audit.worse_by``; and, when
 improvement. Skipped evaluations (which cannot be attacked by construction) are listed, never flagged.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -80,12 +81,15 @@ def _change(row, worse_by: float) -> str:
     return "same"
 
 
-def audit_markdown(diff: AuditDiff, release: str, stamp: str, previous_stamp: str | None) -> str:
+def audit_markdown(diff: AuditDiff, release: str, stamp: str, previous_stamp: str | None, skipped: Sequence[str] = ()) -> str:
+    """The report; ``skipped``: later audits than the previous one whose results could not be read."""
     criteria = "at risk, serious, worse or failed" + ("" if diff.flag_pi_at is None else f", or vulnerable with precision improvement >= {diff.flag_pi_at:g}")
     verdict = f"PASSED: no evaluation {criteria}" if diff.passed else f"FLAGGED: {len(diff.flagged)} evaluation(s) {criteria}"
     if len(diff.skipped):
         verdict += f"; {len(diff.skipped)} skipped (cannot be attacked), listed below"
     against = f"compared with the audit of {previous_stamp}" if previous_stamp else "no previous audit to compare with"
+    if skipped:
+        against += f"; skipped, as their results cannot be read: {', '.join(skipped)}"
     counts = diff.table["change"].astype(str).value_counts()
     changes = ", ".join(f"{name} {counts[name]}" for name in CHANGES if name in counts)
     lines = [f"# Audit of release {release}, {stamp}", "", f"**{verdict}** ({against}).", "", f"Changes: {changes}", ""]

@@ -2,7 +2,7 @@
 
 Audits live under ``<output>/audits/<release>/<stamp>/`` (a local folder or an fsspec URL); each
 holds its results and ``audit-<stamp>.md``. An audit is complete when its report exists, so an
-interrupted audit is never taken as the previous one.
+interrupted audit is never taken as the previous one; nor is one whose results no longer read back.
 """
 
 import os
@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pandas as pd
+
 from alc_dask.engine import run_job
+from alc_dask.engine.progress import say
 from alc_dask.jobs import load_job
 from alc_dask.report.audit import AuditDiff, audit_markdown, compare
-from alc_dask.results import read_scores
+from alc_dask.results import ResultsError, read_scores
 from alc_dask.results.files import Files, join, read_text, write_file
 
 STAMP = "%Y-%m-%dT%H%M%SZ"
@@ -53,11 +56,11 @@ def run_audit(
     release = spec.release.label
     folder = join(out or spec.output, "audits", release)
     stamp = claim_stamp(folder, stamp or datetime.now(UTC).strftime(STAMP))
-    previous = previous_audit(folder, before=stamp)
+    previous, previous_scores, skipped = last_readable_audit(folder, before=stamp)
     scores = run_job(job_path, scheduler=scheduler, workers=workers, out=join(folder, stamp), progress=progress, dashboard=dashboard, wait=wait)
-    diff = compare(scores, read_scores(join(folder, previous)) if previous else None, worse_by=spec.audit.worse_by, flag_pi_at=spec.audit.flag_pi_at)
+    diff = compare(scores, previous_scores, worse_by=spec.audit.worse_by, flag_pi_at=spec.audit.flag_pi_at)
     report = join(folder, stamp, f"audit-{stamp}.md")
-    write_file(report, audit_markdown(diff, release, stamp, previous).encode())
+    write_file(report, audit_markdown(diff, release, stamp, previous, skipped).encode())
     return AuditOutcome(diff, report, previous)
 
 
@@ -71,8 +74,20 @@ def claim_stamp(folder: str | os.PathLike, stamp: str) -> str:
         stamp = (datetime.strptime(stamp, STAMP) + timedelta(seconds=1)).strftime(STAMP)
 
 
-def previous_audit(folder: str | os.PathLike, before: str) -> str | None:
-    """The latest complete audit stamp earlier than ``before`` (stamps sort as times)."""
+def last_readable_audit(folder: str | os.PathLike, before: str) -> tuple[str | None, pd.DataFrame | None, list[str]]:
+    """The latest complete audit earlier than ``before`` whose scores read back, its scores, and the
+    later ones skipped because theirs do not (a part cut short since, say), each named on stderr."""
+    skipped = []
+    for stamp in reversed(complete_audits(folder, before)):
+        try:
+            return stamp, read_scores(join(folder, stamp)), skipped
+        except ResultsError as error:
+            say(f"{join(folder, stamp)}: audit skipped, comparing with an earlier one: {error}")
+            skipped.append(stamp)
+    return None, None, skipped
+
+
+def complete_audits(folder: str | os.PathLike, before: str) -> list[str]:
+    """Stamps of the audits earlier than ``before`` that finished (wrote their report), oldest first (stamps sort as times)."""
     files = Files(folder)
-    complete = [name for name in files.folders(files.root) if name < before and files.exists(files.path(name, f"audit-{name}.md"))]
-    return max(complete, default=None)
+    return sorted(name for name in files.folders(files.root) if name < before and files.exists(files.path(name, f"audit-{name}.md")))

@@ -112,6 +112,12 @@ class Files:
         return self.fs.cat_file(path)
 
     @_named_errors
+    def footer_rows(self, path: str) -> int:
+        """Rows of a Parquet file, read from its footer alone; an OSError naming it when it has none (cut short, or not Parquet)."""
+        with self.fs.open(path, "rb") as handle:
+            return pq.ParquetFile(handle).metadata.num_rows
+
+    @_named_errors
     def put_bytes(self, path: str, data: bytes) -> None:
         if not self.local:
             self.fs.pipe_file(path, data)

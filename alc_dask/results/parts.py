@@ -9,11 +9,18 @@ exactly when a scores part holds its row. Folders of earlier versions hold one p
 A scenario run again (a failed one on a re-run) has a row in a later part too. The row that counts
 is the ``ok`` or ``skipped`` one over a ``failed`` one and, among equals, the one of the latest
 part; the others are superseded, and readers drop them (``compact`` removes them for good).
+
+``parts.json`` lists every pair written, with its rows of scores (its scenarios) and of predictions,
+so that a resumed run can tell a part deleted or cut short since (``check``) from one never written.
+It is updated after a pair is written and before one is removed: a part missing from it (written by
+an earlier version, or just before a crash) is only checked for being whole.
 """
 
+import json
 import posixpath
 import re
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -28,6 +35,7 @@ PART = re.compile(r"part-(\d{8})\.parquet")
 # Per-scenario parts of earlier versions; they may start with "_" or "-" (ids of secrets such as "_x" or "地区").
 LEGACY_PART = re.compile(r"[A-Za-z0-9_]*-[0-9a-f]{10}\.parquet")
 DONE = ("ok", "skipped")  # statuses a re-run does not retry
+LISTING = "parts.json"
 
 
 def part_name(sequence: int) -> str:
@@ -44,6 +52,16 @@ def is_part(name: str) -> bool:
     return bool(PART.fullmatch(name) or LEGACY_PART.fullmatch(name))
 
 
+@dataclass(frozen=True)
+class Damage:
+    """A pair of parts that is not as it was written: a file missing, cut short or not holding its rows."""
+
+    part: str
+    scenarios: int | None
+    """How many scenarios the pair held (None when neither the listing nor its scores part says)."""
+    reason: str
+
+
 class Parts:
     """The ``scores/`` and ``predictions/`` folders under one root, on any fsspec file system."""
 
@@ -52,6 +70,7 @@ class Parts:
         self.scores = files.path("scores")
         self.predictions = files.path("predictions")
         self._sequence: int | None = None
+        self._listed: dict[str, dict[str, int]] | None = None
 
     def names(self) -> list[str]:
         """The scores parts in write order; another Parquet file there is named in a warning and left out."""
@@ -99,11 +118,12 @@ class Parts:
         return pa.Table.from_batches(batches, schema=projection)
 
     def write(self, scores: pa.Table, predictions: pa.Table | None) -> str:
-        """A new pair of parts: predictions first, so a scores part never lacks its predictions."""
+        """A new pair of parts: predictions first, so a scores part never lacks its predictions; then listed."""
         name = self.next_name()
         if predictions is not None:
             self.files.put_table(f"{self.predictions}/{name}", predictions)
         self.files.put_table(f"{self.scores}/{name}", scores)
+        self._save_listing({**self._listing(), name: {"scenarios": scores.num_rows, "predictions": 0 if predictions is None else predictions.num_rows}})
         return name
 
     def next_name(self) -> str:
@@ -115,9 +135,63 @@ class Parts:
         return part_name(self._sequence)
 
     def remove(self, name: str) -> None:
-        """The scores part first: a predictions part without it is never read."""
+        """Unlisted, then the scores part: a predictions part without it is never read."""
+        if name in self._listing():
+            self._save_listing({listed: held for listed, held in self._listing().items() if listed != name})
         self.files.remove(f"{self.scores}/{name}")
         self.files.remove(f"{self.predictions}/{name}")
+
+    def check(self) -> list[Damage]:
+        """Every pair listed or present, from its Parquet footers alone (not its data): damaged when a
+        file it should have is missing, cannot be read, or holds other than the rows listed. The listing
+        then names the sound pairs (with those written before it was kept)."""
+        listed, present, predicted = self._listing(), set(self.names()), self.prediction_names()
+        sound, damages = {}, []
+        for name in sorted(set(listed) | present, key=lambda name: (sequence_of(name), name)):
+            held = self._held(name, listed.get(name), name in predicted)
+            if isinstance(held, Damage):
+                damages.append(held)
+            else:
+                sound[name] = held
+        if sound != listed:
+            self._save_listing(sound)
+        return damages
+
+    def _held(self, name: str, listed: dict[str, int] | None, predicted: bool) -> dict[str, int] | Damage:
+        """The rows of pair ``name`` as its footers give them, or its damage."""
+        scenarios = self._footer_rows(self.scores, name)
+        if isinstance(scenarios, str):
+            return Damage(name, None if listed is None else listed["scenarios"], f"scores/{name} {scenarios}")
+        predictions = self._footer_rows(self.predictions, name) if predicted or (listed and listed["predictions"]) else 0
+        if isinstance(predictions, str):
+            return Damage(name, scenarios, f"predictions/{name} {predictions}")
+        held = {"scenarios": scenarios, "predictions": predictions}
+        if listed is not None and held != listed:
+            written = f"{listed['scenarios']} and {listed['predictions']}"
+            return Damage(name, scenarios, f"scores/{name} and its predictions hold {scenarios} and {predictions} rows, not the {written} written")
+        return held
+
+    def _footer_rows(self, folder: str, name: str) -> int | str:
+        """Rows of a part, from its footer; or what is wrong with it."""
+        try:
+            return self.files.footer_rows(f"{folder}/{name}")
+        except FileNotFoundError:
+            return "is missing"
+        except OSError as error:  # cut short, or not Parquet
+            return f"cannot be read ({error})"
+
+    def _listing(self) -> dict[str, dict[str, int]]:
+        if self._listed is None:
+            path = self.files.path(LISTING)
+            try:
+                self._listed = json.loads(self.files.read_bytes(path)) if self.files.exists(path) else {}
+            except ValueError:  # cut short: ``check`` rebuilds it from the parts present
+                self._listed = {}
+        return self._listed
+
+    def _save_listing(self, listed: dict[str, dict[str, int]]) -> None:
+        self.files.put_bytes(self.files.path(LISTING), json.dumps(listed, sort_keys=True).encode())
+        self._listed = listed
 
     def remove_leftovers(self) -> None:
         """Temporary files and predictions parts whose scores part was never written (a write that died)."""

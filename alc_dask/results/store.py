@@ -24,7 +24,7 @@ from alc_dask.results.compact import compact_parts
 from alc_dask.results.files import Files
 from alc_dask.results.lease import FolderLease
 from alc_dask.results.manifest import MANIFEST, ResultsError, check_manifest, write_manifest
-from alc_dask.results.parts import DONE, Parts, resolve
+from alc_dask.results.parts import DONE, Damage, Parts, resolve
 from alc_dask.results.schema import PREDICTIONS, scores_schema
 
 __all__ = ["MANIFEST", "ResultStore", "ResultsError"]
@@ -34,6 +34,7 @@ FLUSH_SECONDS = 30.0
 COMPACT_ABOVE = 100  # parts after which a job ends by compacting (a 100 000-scenario job has 200 full ones)
 PART_ROWS = 1_000_000  # predictions buffered at most before a part is written, whatever the scenarios
 SCENARIO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*-[0-9a-f]{10}")
+UNREADABLE = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError)  # a part cut short, or a column of another type
 ENVIRONMENT = {"part_scenarios": "ALC_DASK_PART_SCENARIOS", "flush_seconds": "ALC_DASK_FLUSH_SECONDS"}
 
 
@@ -48,12 +49,15 @@ class ResultStore:
         self._timer: threading.Timer | None = None
         self._unwritten_manifest: dict | None = None
         self._lease: FolderLease | None = None
+        self.damaged: list[Damage] = []
+        """Pairs of parts found damaged (a file missing or cut short) and removed by ``create``."""
 
     @classmethod
     def create(cls, root: str | os.PathLike, manifest: dict, wait: bool = False, **settings) -> "ResultStore":
         """Open ``root`` for writing, checking it is writable, taking its lease (see ``lease``; ``wait``
-        for a run holding it, else ``FolderBusy``) and checking it holds results of these settings only.
-        ``close()`` (or the end of a ``with`` block) writes what is buffered and gives the lease up."""
+        for a run holding it, else ``FolderBusy``), checking it holds results of these settings only and
+        removing pairs of parts damaged since they were written (see ``Parts.check``). ``close()`` (or
+        the end of a ``with`` block) writes what is buffered and gives the lease up."""
         store = cls(root, **settings)
         files, parts = store.files, store.parts
         try:
@@ -67,6 +71,9 @@ class ResultStore:
         store._lease = FolderLease(files).acquire(wait)
         try:
             check_manifest(files, manifest, has_results=bool(parts.names()))
+            store.damaged = parts.check()
+            for damage in store.damaged:
+                parts.remove(damage.part)  # its scenarios are no longer complete: a re-run makes them again, once
             files.remove_temporaries(files.root)
             parts.remove_leftovers()
         except BaseException:
@@ -135,13 +142,13 @@ class ResultStore:
     def read_scores(self, columns: list[str] | None = None, filters=None) -> pd.DataFrame:
         """One row per scenario; ``filters``: pyarrow-style (``[("family", "==", "alc")]``) or a ``pyarrow.compute`` expression."""
         names = self.parts.names()
-        _, keep = resolve(self.parts.rows(names), names)
+        _, keep = resolve(self._rows(names), names)
         return self._read("scores", self.parts.scores, names, scores_schema(), columns, _expression(filters), keep).to_pandas()
 
     def read_predictions(self, scenario_ids=None) -> pd.DataFrame:
         """Predictions of complete scenarios (a part whose scores part is missing is an interrupted write)."""
         names = self.parts.names()
-        counting = resolve(self.parts.rows(names), names)[0]
+        counting = resolve(self._rows(names), names)[0]
         if scenario_ids is not None:
             counting = counting[counting.index.isin(list(scenario_ids))]
         keep = {part: ids.index.tolist() for part, ids in counting.groupby(counting)}
@@ -163,10 +170,17 @@ class ResultStore:
         except Exception as error:  # noqa: BLE001 - the next write tries again, in the runner's thread
             warnings.warn(f"results could not be written to {self.files.url} yet ({error}); trying again with the next result", stacklevel=1)
 
+    def _rows(self, names: list[str]) -> pd.DataFrame:
+        """``Parts.rows``; a part that cannot be read (cut short, say) is a ResultsError naming it."""
+        try:
+            return self.parts.rows(names)
+        except UNREADABLE as error:
+            raise ResultsError(f"scores of {self.files.url}: cannot be read: {error}") from None
+
     def _read(self, what: str, folder: str, names: list[str], schema: pa.Schema, columns, filter=None, keep=None) -> pa.Table:
         try:
             return self.parts.read(folder, names, schema, columns, filter, keep)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+        except UNREADABLE as error:
             where = f" where {filter}" if filter is not None else ""
             raise ResultsError(f"{what} of {self.files.url}: cannot read {', '.join(columns) if columns else 'every column'}{where}: {error}") from None
 

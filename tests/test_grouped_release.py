@@ -1,11 +1,15 @@
 """Group-anonymized releases from files: seed 002's Table I as a generalized table (with and without
 a hierarchy) and as Anatomy's two tables, the cell rules, and bad input named before any work."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from click.testing import CliRunner
 
+from alc_dask.cli import EXIT_BAD_INPUT, main
 from alc_dask.data import Release, ReleaseError, ScenarioError
 from alc_dask.data.generalization import Domain, Hierarchy
 from alc_dask.engine.runner import manifest, prepare_release
@@ -338,3 +342,24 @@ def test_best_row_match_says_it_cannot_read_a_grouped_release(files):
     with pytest.raises(ScenarioError, match="attacked by bayesian_group"):
         run_attack(release, "Dis", ["Nat", "ZIP"], baseline="prior", seed=0)
     assert np.array_equal(release.grouped.original_sensitive, release.grouped.sensitive_codes)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "message"),
+    [
+        ({"secret": "Dis", "known": ["Nat"]}, r"scenarios\[0\]: bayesian_group: known must be the release's quasi-identifiers \['Nat', 'ZIP'\]; got \['Nat'\]"),
+        ({"secret": "Nat", "known": ["ZIP"]}, r"scenarios\[0\]: bayesian_group: secret 'Nat' is not the release's sensitive column 'Dis'"),
+        (
+            {"generate": "each_column", "secrets": ["ZIP"]},
+            r"scenarios\[0\] \(each_column, secret 'ZIP'\): bayesian_group: secret 'ZIP' is not the release's sensitive column",
+        ),
+    ],
+)
+def test_plan_refuses_a_bayesian_group_scenario_the_grouped_table_does_not_fit(files, scenario, message):
+    grouped = {"scheme": "generalized", "table": "k2.csv", "sensitive": "Dis", "hierarchies": {"ZIP": "zip.csv"}}
+    job = write_job(files, grouped, [{**scenario, "attack": {"name": "bayesian_group"}} if "secret" in scenario else scenario])
+    if "generate" in scenario:
+        job.write_text(job.read_text() + "attacks: [bayesian_group]\n")
+    result = CliRunner().invoke(main, ["plan", str(job)])
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    assert re.search(message, result.output), result.output

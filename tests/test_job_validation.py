@@ -303,6 +303,47 @@ def test_an_audit_of_a_job_expanding_to_nothing_fails(folder, no_cluster):
     assert str(job) in result.output and f"dataset 'adultt' has no entries in {jobs}" in result.output
 
 
+# Issue 26: empty column lists, and every bad scenario entry named at once
+
+
+@pytest.mark.parametrize("family", ["membership", "singling_out"])
+def test_an_empty_columns_list_is_refused_not_read_as_every_column(folder, family):
+    job = write(folder, {**BASE, "scenarios": [{"generate": "each_column"}, {"family": family, "columns": []}]})
+    result = invoke("plan", job)
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    assert f"{job}: invalid job spec:" in result.output
+    assert "scenarios[1].columns: Value error, lists no column; leave the field out to use every column" in result.output
+
+
+def test_plan_names_every_bad_scenario_entry_in_order(folder):
+    scenarios = [
+        {"secret": "income", "known": ["agee"]},
+        {"generate": "each_column"},
+        {"generate": "each_column", "secrets": ["regon"]},
+        {"secret": "income", "known": ["age"], "targets": {"conditions": [{"column": "salary", "op": "eq", "value": 1}]}},
+    ]
+    result = invoke("plan", write(folder, {**BASE, "scenarios": scenarios}))
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    lines = result.output.splitlines()
+    header = next(i for i, line in enumerate(lines) if "3 problems in the scenarios:" in line)
+    assert [line.split(":")[0].strip() for line in lines[header + 1 : header + 4]] == [
+        "scenarios[0].known[0]",
+        "scenarios[2].secrets[0]",
+        "scenarios[3].targets",
+    ]
+    assert "unknown column 'agee'" in lines[header + 1] and "unknown column 'regon'" in lines[header + 2] and "salary" in lines[header + 3]
+
+
+def test_one_bad_scenario_entry_keeps_its_one_line_message(release):
+    message = expand_error({**BASE, "scenarios": [{"generate": "each_column"}, {"secret": "income", "known": ["agee"]}]}, release)
+    assert message.startswith("job.yaml: scenarios[1].known[0]: unknown column 'agee'") and "\n" not in message
+
+
+def test_a_job_wide_field_at_fault_is_named_once(release):
+    message = expand_error({**BASE, "baselines": ["control"], "scenarios": [{"generate": "each_column"}, {"secret": "income", "known": ["age"]}]}, release)
+    assert message.count("baseline 'control' needs a release with a control table") == 1
+
+
 # Item 9: YAML aliases and duplicate keys
 
 

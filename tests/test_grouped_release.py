@@ -363,3 +363,23 @@ def test_plan_refuses_a_bayesian_group_scenario_the_grouped_table_does_not_fit(f
     result = CliRunner().invoke(main, ["plan", str(job)])
     assert result.exit_code == EXIT_BAD_INPUT, result.output
     assert re.search(message, result.output), result.output
+
+
+def test_a_hierarchy_that_misses_values_of_the_original_is_refused_before_any_work(files):
+    """Without 45501 and 55503 among its leaves, no cell covers those two people: the attack would
+    have read them as absent from the release (the relative threat of a probe fell from 0.135 to 0.008)."""
+    rows = [line for line in (files / "zip.csv").read_text().splitlines() if not line.startswith(("45501", "55503"))]
+    (files / "zip.csv").write_text("\n".join(rows) + "\n")
+    job = write_job(files, generalized(files, hierarchies={"ZIP": "zip.csv"}) | {"table": "k2.csv"}, [{"family": "relative_threat"}])
+    for command in ("plan", "run"):
+        result = CliRunner().invoke(main, [command, str(job)])
+        assert result.exit_code == EXIT_BAD_INPUT, result.output
+        expected = f"{files / 'zip.csv'}: the hierarchy of column 'ZIP' does not cover 2 values of {files / 'original.csv'}, e.g. '45501' (row 1)"
+        assert expected in result.output, result.output
+    assert not (files / "out" / "scores").exists() or not list((files / "out" / "scores").iterdir())
+
+
+def test_a_hierarchy_that_misses_a_value_of_an_anatomy_table_is_refused(files):
+    QIT.assign(ZIP=QIT["ZIP"].replace(77701, 88801)).to_csv(files / "qit.csv", index=False)
+    with pytest.raises(ReleaseError, match=r"zip\.csv: the hierarchy of column 'ZIP' does not cover value '88801' \(row 7\) of .*qit\.csv"):
+        Release.load(files / "original.csv", [], grouped=anatomy(files, hierarchies={"ZIP": files / "zip.csv"}))

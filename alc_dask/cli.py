@@ -8,6 +8,7 @@ bug (1). ``EXIT_CODES_HELP`` lists them in ``alc-dask --help``; the README has t
 import math
 import sys
 import traceback
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -63,7 +64,8 @@ class Commands(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            with _release_warnings_in_one_line():
+                return super().invoke(ctx)
         except KeyboardInterrupt as interrupt:
             click.echo(_interrupted(interrupt, ctx.invoked_subcommand), err=True)
             ctx.exit(EXIT_INTERRUPTED)
@@ -73,6 +75,26 @@ class Commands(click.Group):
             _show_traceback(error)
             hint = "" if _traceback_wanted() else f" (run `alc-dask --traceback {ctx.invoked_subcommand} ...` to see where)"
             raise Failure(f"internal error: {type(error).__name__}: {error}{hint}", EXIT_INTERNAL_ERROR) from error
+
+
+@contextmanager
+def _release_warnings_in_one_line() -> Iterator[None]:
+    """Each warning about the release (``ReleaseWarning``, e.g. a column extreme values dominate) as
+    one line on stderr, every time: Python's format would add a line of our source code."""
+    from alc_dask.data import ReleaseWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", ReleaseWarning)
+        show_others = warnings.showwarning
+
+        def show(message, category, *where, **more):
+            if issubclass(category, ReleaseWarning):
+                click.echo(f"warning: {message}", err=True)
+            else:
+                show_others(message, category, *where, **more)
+
+        warnings.showwarning = show
+        yield
 
 
 def _check_scheduler(ctx: click.Context, param: click.Parameter, scheduler: str | None) -> str | None:

@@ -344,6 +344,40 @@ def test_a_job_wide_field_at_fault_is_named_once(release):
     assert message.count("baseline 'control' needs a release with a control table") == 1
 
 
+# Issue 26: extreme and infinite values
+
+
+def test_plan_and_run_warn_of_a_column_extreme_values_dominate(folder, no_cluster):
+    original = table()
+    original.loc[4, "age"] = 1e300  # every other age is 18 to 79: their distances would all be about 0
+    original.to_parquet(folder / "original.parquet")
+    job = write(folder, {**BASE, "scenarios": [{"generate": "each_column", "secrets": ["status"]}], "output": "out"})
+    expected = f"warning: column 'age': a few extreme values (e.g. 1e+300 in {folder / 'original.parquet'}) stretch its range"
+    for command in ("plan", "run"):
+        result = invoke(command, job)
+        assert result.exit_code == 0, (command, result.output)
+        shown = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+        assert len(shown) == 1 and shown[0].startswith(expected), (command, result.stderr)
+    table().to_parquet(folder / "original.parquet")
+    assert "warning" not in invoke("plan", job).stderr
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+@pytest.mark.parametrize("role", ["original", "anonymized", "control"])
+def test_an_infinite_value_is_an_error_naming_the_table_and_column(tmp_path, fmt, role):
+    paths = {}
+    for name in ("original", "anonymized", "control"):
+        data = table(seed=len(name))
+        if name == role:
+            data.loc[7, "age"] = -np.inf if fmt == "csv" else np.inf
+        paths[name] = tmp_path / f"{name}.{fmt}"
+        data.to_parquet(paths[name]) if fmt == "parquet" else data.to_csv(paths[name], index=False)
+    release = {"original": paths["original"].name, "anonymized": [paths["anonymized"].name], "control": paths["control"].name}
+    result = invoke("plan", write(tmp_path, {**BASE, "release": release}))
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    assert f"{paths[role]}: column 'age' holds infinite values" in result.output
+
+
 # Item 9: YAML aliases and duplicate keys
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from alc_dask.data.errors import ReleaseError
+from alc_dask.data.extremes import warn_of_extremes
 from alc_dask.data.numbers import as_floats
 from alc_dask.data.partitioned import PartitionedTable
 from alc_dask.data.parts import ROWS_PER_PART, TablePart, TableParts, list_parts
@@ -49,6 +50,7 @@ def load_on_cluster(
     schema, typings = _schema(profiles, list(tables[names[0]].columns), overrides, max_categories, released=names[: 1 + len(anonymized)])
     shared = client.scatter((schema, typings), broadcast=True, hash=False)
     encoded = [_encode(client, table, schema, shared) for table in tables.values()]
+    warn_of_extremes(encoded)
     return Release(schema, encoded[0], tuple(encoded[1 : 1 + len(anonymized)]), encoded[-1] if control else None)
 
 

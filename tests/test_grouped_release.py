@@ -383,3 +383,11 @@ def test_a_hierarchy_that_misses_a_value_of_an_anatomy_table_is_refused(files):
     QIT.assign(ZIP=QIT["ZIP"].replace(77701, 88801)).to_csv(files / "qit.csv", index=False)
     with pytest.raises(ReleaseError, match=r"zip\.csv: the hierarchy of column 'ZIP' does not cover value '88801' \(row 7\) of .*qit\.csv"):
         Release.load(files / "original.csv", [], grouped=anatomy(files, hierarchies={"ZIP": files / "zip.csv"}))
+
+
+def test_a_bad_anatomy_count_in_parquet_is_shown_as_written(files):
+    ST.assign(Count=[1, 1, 1, 1, 1, 1, 1, -3]).to_parquet(files / "st.parquet")
+    job = write_job(files, anatomy(files) | {"table": "qit.csv", "sensitive_table": "st.parquet"}, [{"family": "relative_threat"}])
+    result = CliRunner().invoke(main, ["plan", str(job)])
+    assert result.exit_code == EXIT_BAD_INPUT
+    assert f"{files / 'st.parquet'}: column 'Count', row 8: count -3 is not a whole number of 0 or more" in result.output, result.output

@@ -505,3 +505,9 @@ def test_audit_errors_name_the_job_file(tmp_path, no_cluster):
     assert (
         result.exit_code == EXIT_BAD_INPUT and f"{job}: release.original: " in result.output and "original.parquet': no such file or directory" in result.output
     )
+
+
+def test_settings_errors_show_numpy_numbers_as_numbers():
+    with pytest.raises(SettingError) as error:
+        HaltingRules(min_pairs=np.int64(-3))
+    assert str(error.value).endswith("got -3"), str(error.value)

@@ -27,6 +27,7 @@ from alc_dask.data.generalization import Domain, Hierarchy, texts
 from alc_dask.data.grouped import OUTSIDE, GroupedTable
 from alc_dask.data.io import read_table
 from alc_dask.data.parts import is_dataset, read_dataset
+from alc_dask.shown import shown
 
 
 class _Rows(NamedTuple):
@@ -223,7 +224,7 @@ def _counts(table: pd.DataFrame, count: str | None, name: str) -> np.ndarray:
     values = pd.to_numeric(table[count], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = np.flatnonzero(~np.isfinite(values) | (values < 0) | (values != np.round(values)))
     if len(bad):
-        raise ReleaseError(f"{name}: column {count!r}, row {bad[0] + 1}: count {table[count].iloc[bad[0]]!r} is not a whole number of 0 or more")
+        raise ReleaseError(f"{name}: column {count!r}, row {bad[0] + 1}: count {shown(table[count].iloc[bad[0]])} is not a whole number of 0 or more")
     return values.astype(np.int64)
 
 

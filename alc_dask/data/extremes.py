@@ -55,28 +55,39 @@ def warn_of_extremes(tables: list) -> None:
     """A ``ReleaseWarning`` per continuous column of ``tables`` (``EncodedTable``s or ``PartitionedTable``s
     of one release, the latter read where their parts are) whose range a few extreme values dominate."""
     ranges = _ranges(tables)
+    for column, histogram in _histograms_of(tables, ranges).items():
+        message = _dominated(column, histogram, *ranges[column])
+        if message:
+            warnings.warn(message, ReleaseWarning, stacklevel=3)
+
+
+def _histograms_of(tables: list, ranges: dict) -> dict[str, _Histogram]:
+    """Per column with a range, its histogram over every table (block by block for a table in parts)."""
     bins = {column: Bins(min(lows), max(highs), BINS) for column, (_, lows, highs) in ranges.items() if min(lows) < max(highs)}
-    histograms: dict[str, _Histogram] = {}
+    merged: dict[str, _Histogram] = {}
     for table in tables:
         held = {c: b for c, b in bins.items() if c in table.continuous}
+        if not held:
+            continue
         for block in [_histograms(table, held)] if isinstance(table, EncodedTable) else table.map_blocks(_histograms, held):
             for column, histogram in block.items():
-                histograms[column] = histograms[column].merge(histogram) if column in histograms else histogram
-    for column, histogram in histograms.items():
-        central = histogram.central()
-        names, lows, highs = ranges[column]
-        low, high = min(lows), max(highs)
-        if central is None or not central[0] < central[1] or not _halved(low, high) > RANGE_TO_SPREAD * _halved(*central):
-            continue
-        above = _halved(central[1], high) >= _halved(low, central[0])
-        extreme, table = (high, names[highs.index(high)]) if above else (low, names[lows.index(low)])
-        warnings.warn(
-            f"column {column!r}: a few extreme values (e.g. {extreme:.6g} in {table}) stretch its range, {low:.6g} to {high:.6g}, to more than "
-            f"{RANGE_TO_SPREAD} times the span of 98% of its values ({central[0]:.6g} to {central[1]:.6g}), so distances in it hardly tell "
-            "those apart; check the extremes, or clip or transform the column",
-            ReleaseWarning,
-            stacklevel=3,
-        )
+                merged[column] = merged[column].merge(histogram) if column in merged else histogram
+    return merged
+
+
+def _dominated(column: str, histogram: _Histogram, names: list[str], lows: list[float], highs: list[float]) -> str | None:
+    """The warning for ``column`` when a few extreme values dominate its range, else None."""
+    central = histogram.central()
+    low, high = min(lows), max(highs)
+    if central is None or not central[0] < central[1] or not _halved(low, high) > RANGE_TO_SPREAD * _halved(*central):
+        return None
+    above = _halved(central[1], high) >= _halved(low, central[0])
+    extreme, table = (high, names[highs.index(high)]) if above else (low, names[lows.index(low)])
+    return (
+        f"column {column!r}: a few extreme values (e.g. {extreme:.6g} in {table}) stretch its range, {low:.6g} to {high:.6g}, to more than "
+        f"{RANGE_TO_SPREAD} times the span of the other values ({central[0]:.6g} to {central[1]:.6g}), so distances in it hardly tell "
+        "those apart; check the extremes, or clip or transform the column"
+    )
 
 
 def _ranges(tables: list) -> dict[str, tuple[list[str], list[float], list[float]]]:

@@ -64,7 +64,8 @@ class Commands(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            with _release_warnings_in_one_line():
+                return super().invoke(ctx)
         except KeyboardInterrupt as interrupt:
             click.echo(_interrupted(interrupt, ctx.invoked_subcommand), err=True)
             ctx.exit(EXIT_INTERRUPTED)
@@ -74,6 +75,30 @@ class Commands(click.Group):
             _show_traceback(error)
             hint = "" if _traceback_wanted() else f" (run `alc-dask --traceback {ctx.invoked_subcommand} ...` to see where)"
             raise Failure(f"internal error: {type(error).__name__}: {error}{hint}", EXIT_INTERNAL_ERROR) from error
+
+
+@contextmanager
+def _release_warnings_in_one_line() -> Iterator[None]:
+    """Each warning about the release (``ReleaseWarning``, e.g. a column extreme values dominate) or
+    its output folder (``LeaseWarning``, e.g. a lease taken over) as one line on stderr, every time:
+    Python's format would add a line of our source code."""
+    from alc_dask.data import ReleaseWarning
+    from alc_dask.results.lease import LeaseWarning
+
+    ours = (ReleaseWarning, LeaseWarning)
+    with warnings.catch_warnings():
+        for category in ours:
+            warnings.simplefilter("always", category)
+        show_others = warnings.showwarning
+
+        def show(message, category, *where, **more):
+            if issubclass(category, ours):
+                click.echo(f"warning: {message}", err=True)
+            else:
+                show_others(message, category, *where, **more)
+
+        warnings.showwarning = show
+        yield
 
 
 def _check_scheduler(ctx: click.Context, param: click.Parameter, scheduler: str | None) -> str | None:
@@ -121,12 +146,6 @@ DASHBOARD_HELP = "Start the local cluster's Dask dashboard at ADDRESS (HOST:PORT
 @click.version_option(package_name="alc-dask")
 def main(show_traceback: bool) -> None:
     """Measure the anonymity a data release loses to attribute-inference attacks (the ALC)."""
-    warnings.formatwarning = _one_line
-
-
-def _one_line(message, category, filename, lineno, line=None) -> str:
-    """A warning as a user reads it: what, not where in alc_dask it was raised."""
-    return f"warning: {message}\n"
 
 
 @main.command()
@@ -194,27 +213,29 @@ def plan(job: Path) -> None:
 @main.command()
 @click.argument("job", type=click.Path(path_type=Path))
 @click.option(
-    "--share", "shares", type=click.FloatRange(0, 1, min_open=True), multiple=True, help="A share of the original's rows to copy (repeat; default 0.1, 0.5, 1)."
+    "--share", "shares", type=FiniteFloatRange(0, 1, min_open=True), multiple=True, help="A share of the original's rows to copy (repeat; default 0.1, 0.5, 1)."
 )
-@click.option("--copies", type=click.IntRange(min=1), multiple=True, help="Copies made of each (repeat; default 1, 2, 5, 10).")
+@click.option("--copies", type=click.IntRange(min=1), multiple=True, help="Copies made of each (repeat; default 1, 2, 5, 10; at most 100).")
 @click.option("--targets", type=click.IntRange(min=10), default=1000, show_default=True, help="Held-out targets per measurement.")
 @scheduler_option("Address (or scheduler file) of a running Dask cluster; default: a local cluster.")
 @workers_option("Local worker processes (default: one per core); with --scheduler, workers to wait for.")
 @click.option("--out", help="Folder or fsspec URL for stress.parquet and stress.md (default: the job's output/stress).")
 def stress(job: Path, shares: tuple[float, ...], copies: tuple[int, ...], targets: int, scheduler: str | None, workers: int | None, out: str | None) -> None:
     """How much JOB's baselines gain from dependent records: copies of the original's rows, and near duplicates."""
-    from alc_dask.baseline.dependence import COPIES, SHARES
+    from alc_dask.baseline.dependence import COPIES, SHARES, check_replications
     from alc_dask.engine import connect, prepare_release
     from alc_dask.jobs import check_files, load_job
     from alc_dask.results.files import join
     from alc_dask.stress import stress_job, write_stress
 
     with _clear_errors():
+        shares, copies = shares or SHARES, copies or COPIES
+        check_replications(shares, copies)
         spec = load_job(job)
         check_files(spec, str(job))
         release = prepare_release(spec)
         with connect(scheduler, workers, False) as client:
-            report = stress_job(spec, release, client, shares or SHARES, copies or COPIES, targets)
+            report = stress_job(spec, release, client, shares, copies, targets)
         paths = write_stress(report, out or join(spec.output, "stress"), spec.name)
     click.echo(report.markdown(spec.name))
     click.echo(f"Written: {paths['results']}, {paths['markdown']}", err=True)
@@ -336,12 +357,12 @@ def paper_compare(out: tuple[Path, ...], reference_dir: Path, report_dir: Path) 
     """Table 2 and Figure 7 of the paper from the results in OUT..., beside the reference's."""
     from alc_dask.reproduction import compare_with_reference
     from alc_dask.results import read_scores
+    from alc_dask.results.files import write_file
 
     with _clear_errors():
         scores = pd.concat([read_scores(folder) for folder in out], ignore_index=True)
         markdown = compare_with_reference(scores, reference_dir, report_dir)
-    report_dir.mkdir(parents=True, exist_ok=True)
-    (report_dir / "paper.md").write_text(markdown)
+        write_file(report_dir / "paper.md", markdown.encode())
     click.echo(markdown)
     click.echo(f"Report: {report_dir / 'paper.md'}")
 

@@ -15,6 +15,7 @@ from alc_dask.anonymize import mondrian
 from alc_dask.engine import connect, run_job
 from alc_dask.jobs import load_job
 from alc_dask.report import summarize, write_report
+from alc_dask.results.files import write_file
 from alc_dask.synthetic import make_demo_release
 
 LEVELS = ("weak", "strong")
@@ -98,17 +99,15 @@ def run_demo(
     """Make the release, run both jobs on one local cluster (``dashboard`` as ``connect`` takes it), write the report; return the report's files."""
     folder = Path(folder)
     data, jobs = folder / "data", folder / "jobs"
-    data.mkdir(parents=True, exist_ok=True)
-    jobs.mkdir(parents=True, exist_ok=True)
     tables = make_demo_release(rows, seed)
     for name, table in tables.items():
-        table.to_parquet(data / f"{name}.parquet", index=False)
-    mondrian(tables["original"], GROUPED_QUASI_IDENTIFIERS, "occupation", k=5, l=5).to_csv(data / "k5.csv", index=False)
+        write_file(data / f"{name}.parquet", table.to_parquet(index=False))
+    write_file(data / "k5.csv", mondrian(tables["original"], GROUPED_QUASI_IDENTIFIERS, "occupation", k=5, l=5).to_csv(index=False).encode())
     scores = []
     with connect(workers=workers, dashboard=dashboard) as client:
         for name, job in [*((f"demo-{level}", demo_job(level)) for level in LEVELS), ("demo-k5", k_anonymous_job())]:
             path = jobs / f"{name}.yaml"
-            path.write_text(yaml.safe_dump(job, sort_keys=False))
+            write_file(path, yaml.safe_dump(job, sort_keys=False).encode())
             scores.append(run_job(load_job(path), client=client, progress=progress))
     return write_report(
         summarize(pd.concat(scores, ignore_index=True)),

@@ -21,6 +21,7 @@ import numpy as np
 from alc_dask.data.grouped import GroupedTable
 from alc_dask.gibbs_kernels import anatomy_chain, covering_pairs, generalized_attacker, generalized_chain, learner_posterior
 from alc_dask.seeds import derived_seed
+from alc_dask.shown import shown
 
 SEED_SPACE = 2**31 - 1
 
@@ -40,11 +41,11 @@ class ChainSettings:
     def __post_init__(self):
         for name in ("iterations", "thin", "swaps"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"{name} must be a whole number of at least 1; got {getattr(self, name)!r}")
+                raise ValueError(f"{name} must be a whole number of at least 1; got {shown(getattr(self, name))}")
         if not 0 <= self.burn_in <= self.iterations - self.thin:
             raise ValueError(f"iterations ({self.iterations}) leave no draw after burn_in ({self.burn_in}) at thin {self.thin}")
         if not (self.alpha > 0 and self.beta > 0):
-            raise ValueError(f"alpha and beta must be positive; got {self.alpha!r}, {self.beta!r}")
+            raise ValueError(f"alpha and beta must be positive; got {shown(self.alpha)}, {shown(self.beta)}")
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,6 +14,7 @@ import pandas as pd
 
 from alc_dask.data import DISCRETIZED_SUFFIX
 from alc_dask.measure import risk_label
+from alc_dask.results.files import write_file
 
 ALC_FLOOR = -0.2
 KEY = ["dataset", "secret", "known"]
@@ -96,6 +97,8 @@ def figure7(keys: pd.DataFrame, title: str, path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from alc_dask.report.plots import png_bytes
+
     both = keys.dropna(subset=["ours", "prior approach"])
     x, y = both["prior approach"].clip(lower=ALC_FLOOR), both["ours"].clip(lower=ALC_FLOOR)
     figure, axes = plt.subplots(figsize=(6.4, 5.6), dpi=120)
@@ -106,8 +109,7 @@ def figure7(keys: pd.DataFrame, title: str, path: Path) -> Path:
     axes.plot([ALC_FLOOR, 1], [ALC_FLOOR, 1], color="black", linewidth=0.6)
     axes.set(xlim=(ALC_FLOOR - 0.03, 1.02), ylim=(ALC_FLOOR - 0.03, 1.02), xlabel="ALC, prior approach (recall 1)", ylabel="ALC, ours (best PRC)", title=title)
     figure.colorbar(points, ax=axes, label="attack recall (ours)")
-    figure.tight_layout()
-    figure.savefig(path)
+    write_file(path, png_bytes(figure, dpi="figure"))
     plt.close(figure)
     return Path(path)
 
@@ -140,7 +142,6 @@ def compare_with_reference(scores: pd.DataFrame, reference_dir: Path, figures: P
     2's arithmetic, not single attacks; benchmarks/bench_reference.py runs 1.0.32 itself."""
     ok = scores[scores["status"] == "ok"].copy()
     ok[["dataset", "strength"]] = [release_dataset_strength(r) for r in ok["release"]]
-    figures.mkdir(parents=True, exist_ok=True)
     lines = []
     for strength, part in ok.groupby("strength"):
         keys = our_keys(part[part["baseline"] == "ml"], part[part["baseline"] == "prior"])

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from alc_dask.measure import MeasureSettings, PrcResult, alc, prc_at_full_recall, risk_label
+from alc_dask.shown import shown
 
 REQUIRED_COLUMNS = ("kind", "correct", "confidence")
 KINDS = ("base", "attack")
@@ -74,5 +75,5 @@ def _correctness(column: pd.Series):
     mapped = text.map({"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False})
     if mapped.isna().any():
         bad = column[mapped.isna()].iloc[0]
-        raise ValueError(f"column 'correct' must hold true/false or 1/0; found {bad!r}")
+        raise ValueError(f"column 'correct' must hold true/false or 1/0; found {shown(bad)}")
     return mapped.astype(bool).to_numpy()

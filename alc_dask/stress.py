@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from alc_dask.baseline import BaselineSettings
-from alc_dask.baseline.dependence import COPIES, SHARES, TARGETS, NearDuplicates, near_duplicates, replication_stress, stress_table
+from alc_dask.baseline.dependence import COPIES, SHARES, TARGETS, NearDuplicates, check_replications, near_duplicates, replication_stress, stress_table
 from alc_dask.data import Release
 from alc_dask.families.alc import AlcFamily
 from alc_dask.families.alc_settings import to_settings
@@ -55,6 +55,7 @@ def stress_job(
     spec: JobSpec, release: Release, client, shares: Sequence[float] = SHARES, copies: Sequence[int] = COPIES, targets: int = TARGETS
 ) -> StressReport:
     """The stress test of every distinct (secret, known columns) of the job's ALC scenarios, one task each on ``client``."""
+    check_replications(shares, copies)
     pairs, settings = {}, None
     for scenario in expand(spec, release):
         if isinstance(scenario.family, AlcFamily) and not scenario.skipped:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from alc_dask.data import ColumnKind, Release, ScenarioError
 from alc_dask.measure import RecallBasis
+from alc_dask.shown import shown
 
 Operator = Literal["eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "between", "top_quantile", "bottom_quantile", "missing", "present"]
 
@@ -62,16 +63,16 @@ def _matches(values: np.ndarray, condition: Condition) -> np.ndarray:
         result[~missing] = hit if op == "eq" else ~hit
     elif op in ("in", "not_in"):
         if not isinstance(value, list):
-            raise ScenarioError(f"selector: {condition.column} {op} needs a list of values; got {value!r}")
+            raise ScenarioError(f"selector: {condition.column} {op} needs a list of values; got {shown(value)}")
         hit = np.isin(present, np.array(value, dtype=present.dtype if present.dtype != object else object))
         result[~missing] = hit if op == "in" else ~hit
     elif op == "between":
         if not (isinstance(value, list) and len(value) == 2):
-            raise ScenarioError(f"selector: {condition.column} between needs [low, high]; got {value!r}")
+            raise ScenarioError(f"selector: {condition.column} between needs [low, high]; got {shown(value)}")
         result[~missing] = (present >= value[0]) & (present <= value[1])
     elif op in ("top_quantile", "bottom_quantile"):
         if not (isinstance(value, (int, float)) and 0 < value < 1) or values.dtype == object:
-            raise ScenarioError(f"selector: {condition.column} {op} needs a share in (0, 1) of a numeric column; got {value!r}")
+            raise ScenarioError(f"selector: {condition.column} {op} needs a share in (0, 1) of a numeric column; got {shown(value)}")
         numbers = present.astype(float)
         if op == "top_quantile":
             result[~missing] = numbers >= np.quantile(numbers, 1 - value)
@@ -94,9 +95,9 @@ def select_rows(release: Release, selector: TargetSelector) -> np.ndarray:
         try:
             keep &= _matches(values, condition)
         except TypeError as error:
-            raise ScenarioError(f"selector: {condition.column} {condition.op} {condition.value!r}: {error}") from error
+            raise ScenarioError(f"selector: {condition.column} {condition.op} {shown(condition.value)}: {error}") from error
     rows = np.flatnonzero(keep)
     if rows.size == 0:
-        described = "; ".join(f"{c.column} {c.op} {c.value!r}" for c in selector.conditions)
+        described = "; ".join(f"{c.column} {c.op} {shown(c.value)}" for c in selector.conditions)
         raise ScenarioError(f"selector matches no row of the original table ({described})")
     return rows

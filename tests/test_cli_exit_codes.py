@@ -4,6 +4,7 @@ errors and Ctrl-C end a command."""
 
 import os
 import re
+import resource
 import subprocess
 import sys
 from contextlib import nullcontext
@@ -203,6 +204,36 @@ def test_traceback_flag_shows_the_cause_of_bad_input(tmp_path):
     result = subprocess.run([str(Path(sys.executable).with_name("alc-dask")), "--traceback", "plan", str(job)], capture_output=True, text=True, check=False)
     assert result.returncode == EXIT_BAD_INPUT
     assert "Traceback (most recent call last)" in result.stderr and "malformed YAML" in result.stderr
+
+
+def on_a_full_disk(*args) -> subprocess.CompletedProcess:
+    """``alc-dask ARGS`` where no file may grow past 1000 bytes: every larger write fails as on a
+    full disk, with an errno and no file name (EFBIG here, ENOSPC there)."""
+    limit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))  # noqa: E731
+    command = [str(Path(sys.executable).with_name("alc-dask")), *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, check=False, preexec_fn=limit, timeout=300)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="file size limits are POSIX")
+def test_a_full_disk_names_the_file_that_could_not_be_written(tmp_path):
+    frame = pd.DataFrame({"age": range(300), "status": "active"})
+    frame.to_parquet(tmp_path / "original.parquet")
+    frame.to_parquet(tmp_path / "weak.parquet")
+    job = {
+        "name": "t",
+        "release": {"original": "original.parquet", "anonymized": "weak.parquet"},
+        "scenarios": [{"generate": "each_column", "secrets": ["status"]}],
+    }
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump({**job, "output": "out"}))  # its one scenario is skipped: no cluster starts
+    result = on_a_full_disk("run", tmp_path / "job.yaml")
+    assert result.returncode == EXIT_BAD_INPUT, result.stderr
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert re.fullmatch(rf"Error: \[Errno \d+\] .*: '{re.escape(str(tmp_path / 'out'))}/[^']+'", line), line
+    assert invoke("run", tmp_path / "job.yaml").exit_code == EXIT_OK
+    result = on_a_full_disk("summarize", tmp_path / "out", "--report", tmp_path / "report")
+    assert result.returncode == EXIT_BAD_INPUT, result.stderr
+    assert f"'{tmp_path / 'report'}/" in result.stderr.splitlines()[-1], result.stderr
+    assert not [path for path in tmp_path.rglob(".*") if ".tmp-" in path.name], "a failed write leaves no temporary file"
 
 
 DEPLOY = Path(__file__).resolve().parents[1] / "deploy"

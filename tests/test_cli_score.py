@@ -93,3 +93,13 @@ def test_max_interval_of_1_admits_every_cut(tmp_path):
     path = tmp_path / "predictions.csv"
     example_predictions(targets=200).to_csv(path, index=False)
     assert run("score", str(path), "--max-interval", "1").exit_code == 0
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_bad_value_is_shown_as_written_not_as_a_numpy_scalar(tmp_path, suffix):
+    path = tmp_path / f"predictions{suffix}"
+    frame = pd.DataFrame({"kind": ["base", "attack"] * 3, "correct": [1, 0, 1, 2, 0, 1], "confidence": 0.5})
+    frame.to_csv(path, index=False) if suffix == ".csv" else frame.to_parquet(path)
+    result = run("score", str(path))
+    assert result.exit_code == 2
+    assert result.output.rstrip().endswith("column 'correct' must hold true/false or 1/0; found 2"), result.output

@@ -97,3 +97,24 @@ def test_the_stress_command_writes_its_tables(tmp_path):
     assert set(zip(written["share"], written["copies"])) == {(0.0, 0), (0.5, 2)}
     bad = CliRunner().invoke(main, ["stress", str(tmp_path / "job.yaml"), "--copies", "0"])
     assert bad.exit_code == 2 and "--copies" in bad.output
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--share", "nan", "Invalid value for '--share': 'nan' is not a number; expected 0<x<=1."),
+        ("--share", "1.5", "Invalid value for '--share': 1.5 is not in the range 0<x<=1."),
+        ("--copies", "1000000", "copies[0]: 1000000 is not a whole number of copies from 1 to 100"),
+        ("--copies", "0", "Invalid value for '--copies': 0 is not in the range x>=1."),
+        ("--targets", "nan", "Invalid value for '--targets': 'nan' is not a valid integer range."),
+    ],
+)
+def test_bad_numbers_for_stress_are_one_line_errors_before_any_work(tmp_path, monkeypatch, option, value, message):
+    monkeypatch.setattr("alc_dask.engine.connect", lambda *args, **kwargs: pytest.fail("a cluster was started"))
+    make_population(200, seed=2).to_parquet(tmp_path / "o.parquet")
+    (tmp_path / "job.yaml").write_text(
+        yaml.safe_dump({"name": "s", "release": {"original": "o.parquet", "anonymized": ["o.parquet"]}, "scenarios": [{"generate": "each_column"}]})
+    )
+    result = CliRunner().invoke(main, ["stress", str(tmp_path / "job.yaml"), option, value])
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines()[-1] == f"Error: {message}" and "Traceback" not in result.output

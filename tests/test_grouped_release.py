@@ -1,11 +1,15 @@
 """Group-anonymized releases from files: seed 002's Table I as a generalized table (with and without
 a hierarchy) and as Anatomy's two tables, the cell rules, and bad input named before any work."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from click.testing import CliRunner
 
+from alc_dask.cli import EXIT_BAD_INPUT, main
 from alc_dask.data import Release, ReleaseError, ScenarioError
 from alc_dask.data.generalization import Domain, Hierarchy
 from alc_dask.engine.runner import manifest, prepare_release
@@ -338,3 +342,52 @@ def test_best_row_match_says_it_cannot_read_a_grouped_release(files):
     with pytest.raises(ScenarioError, match="attacked by bayesian_group"):
         run_attack(release, "Dis", ["Nat", "ZIP"], baseline="prior", seed=0)
     assert np.array_equal(release.grouped.original_sensitive, release.grouped.sensitive_codes)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "message"),
+    [
+        ({"secret": "Dis", "known": ["Nat"]}, r"scenarios\[0\]: bayesian_group: known must be the release's quasi-identifiers \['Nat', 'ZIP'\]; got \['Nat'\]"),
+        ({"secret": "Nat", "known": ["ZIP"]}, r"scenarios\[0\]: bayesian_group: secret 'Nat' is not the release's sensitive column 'Dis'"),
+        (
+            {"generate": "each_column", "secrets": ["ZIP"]},
+            r"scenarios\[0\] \(each_column, secret 'ZIP'\): bayesian_group: secret 'ZIP' is not the release's sensitive column",
+        ),
+    ],
+)
+def test_plan_refuses_a_bayesian_group_scenario_the_grouped_table_does_not_fit(files, scenario, message):
+    grouped = {"scheme": "generalized", "table": "k2.csv", "sensitive": "Dis", "hierarchies": {"ZIP": "zip.csv"}}
+    job = write_job(files, grouped, [{**scenario, "attack": {"name": "bayesian_group"}} if "secret" in scenario else scenario])
+    if "generate" in scenario:
+        job.write_text(job.read_text() + "attacks: [bayesian_group]\n")
+    result = CliRunner().invoke(main, ["plan", str(job)])
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    assert re.search(message, result.output), result.output
+
+
+def test_a_hierarchy_that_misses_values_of_the_original_is_refused_before_any_work(files):
+    """Without 45501 and 55503 among its leaves, no cell covers those two people: the attack would
+    have read them as absent from the release (the relative threat of a probe fell from 0.135 to 0.008)."""
+    rows = [line for line in (files / "zip.csv").read_text().splitlines() if not line.startswith(("45501", "55503"))]
+    (files / "zip.csv").write_text("\n".join(rows) + "\n")
+    job = write_job(files, generalized(files, hierarchies={"ZIP": "zip.csv"}) | {"table": "k2.csv"}, [{"family": "relative_threat"}])
+    for command in ("plan", "run"):
+        result = CliRunner().invoke(main, [command, str(job)])
+        assert result.exit_code == EXIT_BAD_INPUT, result.output
+        expected = f"{files / 'zip.csv'}: the hierarchy of column 'ZIP' does not cover 2 values of {files / 'original.csv'}, e.g. '45501' (row 1)"
+        assert expected in result.output, result.output
+    assert not (files / "out" / "scores").exists() or not list((files / "out" / "scores").iterdir())
+
+
+def test_a_hierarchy_that_misses_a_value_of_an_anatomy_table_is_refused(files):
+    QIT.assign(ZIP=QIT["ZIP"].replace(77701, 88801)).to_csv(files / "qit.csv", index=False)
+    with pytest.raises(ReleaseError, match=r"zip\.csv: the hierarchy of column 'ZIP' does not cover value '88801' \(row 7\) of .*qit\.csv"):
+        Release.load(files / "original.csv", [], grouped=anatomy(files, hierarchies={"ZIP": files / "zip.csv"}))
+
+
+def test_a_bad_anatomy_count_in_parquet_is_shown_as_written(files):
+    ST.assign(Count=[1, 1, 1, 1, 1, 1, 1, -3]).to_parquet(files / "st.parquet")
+    job = write_job(files, anatomy(files) | {"table": "qit.csv", "sensitive_table": "st.parquet"}, [{"family": "relative_threat"}])
+    result = CliRunner().invoke(main, ["plan", str(job)])
+    assert result.exit_code == EXIT_BAD_INPUT
+    assert f"{files / 'st.parquet'}: column 'Count', row 8: count -3 is not a whole number of 0 or more" in result.output, result.output

@@ -303,6 +303,81 @@ def test_an_audit_of_a_job_expanding_to_nothing_fails(folder, no_cluster):
     assert str(job) in result.output and f"dataset 'adultt' has no entries in {jobs}" in result.output
 
 
+# Issue 26: empty column lists, and every bad scenario entry named at once
+
+
+@pytest.mark.parametrize("family", ["membership", "singling_out"])
+def test_an_empty_columns_list_is_refused_not_read_as_every_column(folder, family):
+    job = write(folder, {**BASE, "scenarios": [{"generate": "each_column"}, {"family": family, "columns": []}]})
+    result = invoke("plan", job)
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    assert f"{job}: invalid job spec:" in result.output
+    assert "scenarios[1].columns: Value error, lists no column; leave the field out to use every column" in result.output
+
+
+def test_plan_names_every_bad_scenario_entry_in_order(folder):
+    scenarios = [
+        {"secret": "income", "known": ["agee"]},
+        {"generate": "each_column"},
+        {"generate": "each_column", "secrets": ["regon"]},
+        {"secret": "income", "known": ["age"], "targets": {"conditions": [{"column": "salary", "op": "eq", "value": 1}]}},
+    ]
+    result = invoke("plan", write(folder, {**BASE, "scenarios": scenarios}))
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    lines = result.output.splitlines()
+    header = next(i for i, line in enumerate(lines) if "3 problems in the scenarios:" in line)
+    assert [line.split(":")[0].strip() for line in lines[header + 1 : header + 4]] == [
+        "scenarios[0].known[0]",
+        "scenarios[2].secrets[0]",
+        "scenarios[3].targets",
+    ]
+    assert "unknown column 'agee'" in lines[header + 1] and "unknown column 'regon'" in lines[header + 2] and "salary" in lines[header + 3]
+
+
+def test_one_bad_scenario_entry_keeps_its_one_line_message(release):
+    message = expand_error({**BASE, "scenarios": [{"generate": "each_column"}, {"secret": "income", "known": ["agee"]}]}, release)
+    assert message.startswith("job.yaml: scenarios[1].known[0]: unknown column 'agee'") and "\n" not in message
+
+
+def test_a_job_wide_field_at_fault_is_named_once(release):
+    message = expand_error({**BASE, "baselines": ["control"], "scenarios": [{"generate": "each_column"}, {"secret": "income", "known": ["age"]}]}, release)
+    assert message.count("baseline 'control' needs a release with a control table") == 1
+
+
+# Issue 26: extreme and infinite values
+
+
+def test_plan_and_run_warn_of_a_column_extreme_values_dominate(folder, no_cluster):
+    original = table()
+    original.loc[4, "age"] = 1e300  # every other age is 18 to 79: their distances would all be about 0
+    original.to_parquet(folder / "original.parquet")
+    job = write(folder, {**BASE, "scenarios": [{"generate": "each_column", "secrets": ["status"]}], "output": "out"})
+    expected = f"warning: column 'age': a few extreme values (e.g. 1e+300 in {folder / 'original.parquet'}) stretch its range"
+    for command in ("plan", "run"):
+        result = invoke(command, job)
+        assert result.exit_code == 0, (command, result.output)
+        shown = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+        assert len(shown) == 1 and shown[0].startswith(expected), (command, result.stderr)
+    table().to_parquet(folder / "original.parquet")
+    assert "warning" not in invoke("plan", job).stderr
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+@pytest.mark.parametrize("role", ["original", "anonymized", "control"])
+def test_an_infinite_value_is_an_error_naming_the_table_and_column(tmp_path, fmt, role):
+    paths = {}
+    for name in ("original", "anonymized", "control"):
+        data = table(seed=len(name))
+        if name == role:
+            data.loc[7, "age"] = -np.inf if fmt == "csv" else np.inf
+        paths[name] = tmp_path / f"{name}.{fmt}"
+        data.to_parquet(paths[name]) if fmt == "parquet" else data.to_csv(paths[name], index=False)
+    release = {"original": paths["original"].name, "anonymized": [paths["anonymized"].name], "control": paths["control"].name}
+    result = invoke("plan", write(tmp_path, {**BASE, "release": release}))
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    assert f"{paths[role]}: column 'age' holds infinite values" in result.output
+
+
 # Item 9: YAML aliases and duplicate keys
 
 
@@ -430,3 +505,9 @@ def test_audit_errors_name_the_job_file(tmp_path, no_cluster):
     assert (
         result.exit_code == EXIT_BAD_INPUT and f"{job}: release.original: " in result.output and "original.parquet': no such file or directory" in result.output
     )
+
+
+def test_settings_errors_show_numpy_numbers_as_numbers():
+    with pytest.raises(SettingError) as error:
+        HaltingRules(min_pairs=np.int64(-3))
+    assert str(error.value).endswith("got -3"), str(error.value)

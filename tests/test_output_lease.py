@@ -21,7 +21,7 @@ import yaml
 from alc_dask.jobs.scenarios import scenario_seed
 from alc_dask.results import read_scores
 from alc_dask.results.files import Files
-from alc_dask.results.lease import EXPIRES, FolderBusy, FolderLease
+from alc_dask.results.lease import EXPIRES, FolderBusy, FolderLease, LeaseWarning
 from alc_dask.synthetic import make_demo_release
 
 N_SCENARIOS = 27
@@ -122,7 +122,7 @@ def test_a_lease_left_by_a_dead_run_is_taken_over_with_a_message(tmp_path, sched
     write_lease(Files(tmp_path / "out"), pid=dead_process())
     code, stderr = finish([start_run(job, scheduler)])[0]
     assert code == 0, stderr
-    assert "taking it over from a run on host" in stderr and "which is gone" in stderr
+    assert f"warning: output folder {tmp_path / 'out'}: taking it over from a run on host {socket.gethostname()}" in stderr and "which is gone" in stderr
     assert_each_scenario_once(tmp_path / "out")
     assert not [name for name in os.listdir(tmp_path / "out") if name.startswith(".lease")], "the lease is given up at the end"
 
@@ -137,7 +137,7 @@ def test_a_folder_on_an_object_store_has_one_holder(tmp_path, request, where):
     with FolderLease(files).acquire():  # given up: free again
         pass
     write_lease(files, host="another-host", heartbeat=time.time() - EXPIRES - 1)
-    with pytest.warns(UserWarning, match="taking it over from a run on host another-host"):
+    with pytest.warns(LeaseWarning, match="taking it over from a run on host another-host"):
         FolderLease(files).acquire().release()
 
 

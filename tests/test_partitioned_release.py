@@ -15,7 +15,7 @@ import yaml
 from distributed import Client, LocalCluster
 
 from alc_dask import Release, run_job
-from alc_dask.data import ReleaseError
+from alc_dask.data import ReleaseError, ReleaseWarning
 from alc_dask.data import profile as profiles
 from alc_dask.data.on_cluster import load_on_cluster
 from alc_dask.data.parts import list_parts
@@ -209,3 +209,25 @@ def test_a_worker_killed_mid_run_loses_no_scenario(client, parted_run, tmp_path,
     assert (scores["status"] == "ok").all(), scores["error"].dropna().tolist()
     timings = ["elapsed_seconds", "seconds", "worker", "finished_at"]
     pd.testing.assert_frame_equal(scores.drop(columns=timings), undisturbed.drop(columns=timings))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_extreme_values_in_parts_are_warned_of_as_in_whole_tables(client, tmp_path, fmt):
+    tables = demo_tables(rows=1200)
+    tables["control"].loc[[20, 250], "age"] = 1e300
+    folders = {name: write_parts(tables[name], tmp_path / name, 400, fmt) for name in ("original", "weak", "control")}
+    with pytest.warns(ReleaseWarning) as whole:
+        Release.load(folders["original"], [folders["weak"]], control=folders["control"])
+    with pytest.warns(ReleaseWarning) as parted:
+        load_on_cluster(client, str(folders["original"]), [str(folders["weak"])], control=str(folders["control"]), rows_per_part=250)
+    messages = [str(w.message) for w in parted]
+    assert messages == [str(w.message) for w in whole] and len(messages) == 1
+    assert messages[0].startswith(f"column 'age': a few extreme values (e.g. 1e+300 in {folders['control']}) stretch its range")
+
+
+def test_an_infinite_value_in_a_part_is_an_error_naming_the_table_and_column(client, tmp_path):
+    tables = demo_tables(rows=1200)
+    tables["weak"].loc[1000, "age"] = np.inf
+    folders = {name: write_parts(tables[name], tmp_path / name, 400) for name in ("original", "weak")}
+    with pytest.raises(ReleaseError, match=rf"{folders['weak']}: column 'age' holds infinite values"):
+        load_on_cluster(client, str(folders["original"]), [str(folders["weak"])], rows_per_part=250)

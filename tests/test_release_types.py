@@ -13,7 +13,7 @@ import pytest
 
 from alc_dask import Release
 from alc_dask.baseline import BaselineSettings
-from alc_dask.data import Bins, ColumnKind, ReleaseError
+from alc_dask.data import Bins, ColumnKind, ReleaseError, ReleaseWarning
 from alc_dask.loop import run_attack
 from alc_dask.search import best_matches
 
@@ -148,6 +148,48 @@ def test_bins_spread_any_finite_range(low, high):
     values = np.array([low, low + (high / 4 - low / 4), high / 2 + low / 2, high])
     np.testing.assert_array_equal(bins.encode(values), [0, 1, 2, 3])
     assert np.isfinite(bins.edges).all() and bins.edges[0] == low and bins.edges[-1] == high
+
+
+# --- extreme values ----------------------------------------------------------------------------
+
+
+def measured(n=2000, seed=5):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n).astype(float),
+            "income": rng.lognormal(10, 1, n),  # a long tail, but no few values dominate
+            "benefit": np.where(rng.random(n) < 0.99, 0.0, rng.uniform(100, 1e5, n)),  # mostly 0: nothing to flatten
+            "sex": rng.choice(["f", "m"], n),
+        }
+    )
+
+
+@pytest.mark.parametrize("extreme, rows", [(1e300, [7]), (-1e300, [7]), (1.7e308, [3, 9, 11]), (99_999_999.0, [0])])
+def test_a_column_a_few_extreme_values_dominate_is_named_in_a_warning(extreme, rows):
+    original = measured()
+    original.loc[rows, "age"] = extreme
+    with pytest.warns(ReleaseWarning) as caught:
+        Release.load(original, [measured(seed=6)])
+    (warning,) = caught
+    message = str(warning.message)
+    assert message.startswith(f"column 'age': a few extreme values (e.g. {extreme:.6g} in original) stretch its range"), message
+    assert "more than 1000 times the span of the other values (18 to 89)" in message
+
+
+def test_a_single_extreme_value_of_a_small_table_is_found():
+    small = measured(n=40)
+    small.loc[0, "income"] = 1e12
+    with pytest.warns(ReleaseWarning, match="column 'income'"):
+        Release.load(measured(n=40), [small])
+
+
+def test_spread_columns_get_no_warning(recwarn):
+    tail = measured()
+    tail.loc[:5, "income"] = tail["income"].max() * 50  # extreme, yet within 1000 times the span of the rest
+    Release.load(measured(), [tail], control=measured(seed=7))
+    huge_release()  # values near the largest double, spread over the whole range
+    assert not [w for w in recwarn if issubclass(w.category, ReleaseWarning)]
 
 
 # --- datetimes -------------------------------------------------------------------------------

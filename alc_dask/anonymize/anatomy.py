@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from alc_dask.seeds import stream
+from alc_dask.shown import shown
 
 
 def _check_arguments(frame: pd.DataFrame, quasi_identifiers: Sequence[str], sensitive: str, diversity: int, group_column: str, count_column: str) -> None:
@@ -28,7 +29,7 @@ def _check_arguments(frame: pd.DataFrame, quasi_identifiers: Sequence[str], sens
     counts = frame[sensitive].value_counts(dropna=False)
     if len(counts) and counts.iloc[0] * diversity > len(frame):
         raise ValueError(
-            f"sensitive value {counts.index[0]!r} is in {counts.iloc[0]} of {len(frame)} rows, more than N/l = {len(frame) / diversity:g}: "
+            f"sensitive value {shown(counts.index[0])} is in {counts.iloc[0]} of {len(frame)} rows, more than N/l = {len(frame) / diversity:g}: "
             f"Anatomy with l = {diversity} needs every value in at most N/l rows"
         )
 

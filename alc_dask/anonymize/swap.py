@@ -11,12 +11,13 @@ import pandas as pd
 
 from alc_dask.data import EncodedTable
 from alc_dask.seeds import stream
+from alc_dask.shown import shown
 
 
 def _swap_pairs(n_rows: int, fraction: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Disjoint random row pairs covering ``fraction`` of the rows."""
     if not 0.0 <= fraction <= 1.0:
-        raise ValueError(f"swap fraction must lie in [0, 1]; got {fraction!r}")
+        raise ValueError(f"swap fraction must lie in [0, 1]; got {shown(fraction)}")
     pairs = int(fraction * n_rows) // 2
     rows = rng.choice(n_rows, 2 * pairs, replace=False)
     return rows[:pairs], rows[pairs:]

@@ -44,6 +44,11 @@ class BayesianGroup:
         self.settings = ChainSettings(iterations, burn_in, thin, alpha, beta, swaps)
         self.chains, self.seed = chains, seed
 
+    def check(self, release: Release, secret: str, known: Sequence[str], tolerance=None) -> None:
+        """``ScenarioError`` when the scenario is not the grouped table's: its sensitive column as the
+        secret, categorical, its quasi-identifiers known (``plan`` asks before any work)."""
+        _grouped_for(release, secret, known, tolerance)
+
     def predict(self, release: Release, secret: str, known: Sequence[str], target_rows, source: str = "original", client=None, tolerance=None) -> Predictions:
         grouped = _grouped_for(release, secret, known, tolerance)
         victims = grouped.original_qi if source == "original" else grouped.control_qi

@@ -1,7 +1,9 @@
 """Attacks by name, so job files can name them and users can add their own.
 
 An attack is any object with ``predict(release, secret, known, target_rows, source=..., client=...)``
-returning ``Predictions`` (codes, confidence, abstained), one per target row. Three ways in:
+returning ``Predictions`` (codes, confidence, abstained), one per target row; it may also have
+``check(release, secret, known, tolerance)`` raising ``ScenarioError`` for a scenario it cannot
+attack, which job loading calls so that ``plan`` refuses it. Three ways in:
 built-in ones; a package's entry point in the ``alc_dask.attacks`` group (found in every process,
 so by every worker of a cluster that has the package installed); and ``register_attack`` in your
 own process, whose attacks the engine sends along with a job's tasks to every worker. Building one is cheap

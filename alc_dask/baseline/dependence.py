@@ -27,9 +27,12 @@ from alc_dask.data.partitioned import whole
 from alc_dask.measure import wilson_interval
 from alc_dask.nearest import k_nearest
 from alc_dask.seeds import stream
+from alc_dask.shown import shown
 
 SHARES = (0.1, 0.5, 1.0)
 COPIES = (1, 2, 5, 10)
+MAX_COPIES = 100
+"""Copies of a row at most: the copied table grows with them, and 10 already show a model that memorises rows."""
 TARGETS = 1000
 RESISTANT = "regularized_random_forest"
 """Always among the stress test's models: it is the one meant to resist copies."""
@@ -49,7 +52,7 @@ def replication_stress(
     baseline's precision (Wilson midpoint, every target predicted) on ``targets`` held-out rows of the
     copied table, trained on (a sample of ``settings.training_rows`` of) the rest, with
     ``settings.selection_trees`` trees as model selection uses."""
-    _check_replications(shares, copies)
+    check_replications(shares, copies)
     layout = FeatureLayout.of(release, known)
     X, y = layout.matrix(whole(release.original)), release.secret_column(secret)
     models = list(dict.fromkeys([*settings.candidates, RESISTANT]))
@@ -128,10 +131,11 @@ def _label(share: float, times: int) -> str:
     return "none" if times == 0 else f"{share:.0%} x{times}"
 
 
-def _check_replications(shares: Sequence[float], copies: Sequence[int]) -> None:
+def check_replications(shares: Sequence[float], copies: Sequence[int]) -> None:
+    """Refuse a share of rows outside (0, 1] (NaN too) or copies not a whole number from 1 to ``MAX_COPIES``."""
     for i, share in enumerate(shares):
         if not 0 < share <= 1:
-            raise ValueError(f"shares[{i}]: {share!r} is not a share of rows in (0, 1]")
+            raise ValueError(f"shares[{i}]: {shown(share)} is not a share of rows in (0, 1]")
     for i, times in enumerate(copies):
-        if isinstance(times, bool) or not isinstance(times, (int, np.integer)) or times < 1:
-            raise ValueError(f"copies[{i}]: {times!r} is not a whole number of copies, at least 1")
+        if isinstance(times, bool) or not isinstance(times, (int, np.integer)) or not 1 <= times <= MAX_COPIES:
+            raise ValueError(f"copies[{i}]: {shown(times)} is not a whole number of copies from 1 to {MAX_COPIES}")

@@ -1,7 +1,7 @@
 """Release tables: loading, typing, shared encoding, discretized secrets."""
 
 from alc_dask.data.encoding import Bins, CodeTable, ValuePoints
-from alc_dask.data.errors import ReleaseError, ScenarioError
+from alc_dask.data.errors import ReleaseError, ReleaseWarning, ScenarioError
 from alc_dask.data.grouped import GroupedTable
 from alc_dask.data.release import DISCRETIZED_SUFFIX, Release
 from alc_dask.data.schema import Column, ColumnKind
@@ -18,5 +18,6 @@ __all__ = [
     "GroupedTable",
     "Release",
     "ReleaseError",
+    "ReleaseWarning",
     "ScenarioError",
 ]

@@ -15,6 +15,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from alc_dask.shown import shown
+
 CODE_DTYPE = np.int32
 
 
@@ -56,7 +58,7 @@ class CodeTable:
             known = ~np.asarray(found.is_null())
         missing = series.isna().to_numpy()
         if not (known | missing).all():
-            raise ValueError(f"value {series[~(known | missing)].iloc[0]!r} is not in the code table")
+            raise ValueError(f"value {shown(series[~(known | missing)].iloc[0])} is not in the code table")
         codes[missing] = self.missing_code
         return codes
 

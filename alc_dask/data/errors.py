@@ -11,3 +11,7 @@ class ScenarioError(ValueError):
     Raised when a scenario is set up or attacked, never while loading: a release stays usable
     for every other scenario.
     """
+
+
+class ReleaseWarning(UserWarning):
+    """A release can be measured, but a measure may mislead: the message names the column and why."""

@@ -65,6 +65,7 @@ class Hierarchy:
 
     leaves: tuple[str, ...]
     covers: dict[str, frozenset[str]]
+    path: str
 
     @classmethod
     def read(cls, path: str, delimiter: str, name: str) -> Hierarchy:
@@ -81,7 +82,7 @@ class Hierarchy:
             for entry in (e.strip() for e in row):
                 if entry:
                     covers.setdefault(entry, set()).add(leaf)
-        return cls(tuple(dict.fromkeys(r[0].strip() for r in rows)), {k: frozenset(v) for k, v in covers.items()})
+        return cls(tuple(dict.fromkeys(r[0].strip() for r in rows)), {k: frozenset(v) for k, v in covers.items()}, path)
 
 
 class Domain:

@@ -27,6 +27,7 @@ from alc_dask.data.generalization import Domain, Hierarchy, texts
 from alc_dask.data.grouped import OUTSIDE, GroupedTable
 from alc_dask.data.io import read_table
 from alc_dask.data.parts import is_dataset, read_dataset
+from alc_dask.shown import shown
 
 
 class _Rows(NamedTuple):
@@ -52,6 +53,10 @@ def load_grouped(spec, original: pd.DataFrame, original_name: str, control: pd.D
     sensitive_name, sensitive_table = _read(spec["sensitive_table"]) if anatomy else (table_name, table)
     quasi = _quasi_identifiers(spec, table, table_name, sensitive_table, sensitive_name, original, original_name)
     hierarchies = _hierarchies(spec, quasi, table_name)
+    for column, hierarchy in hierarchies.items():
+        _check_covered(hierarchy, column, original[column], original_name)
+        if anatomy:
+            _check_covered(hierarchy, column, table[column], table_name)
     sensitive = spec["sensitive"]
 
     domains = [_domain(original[c], hierarchies.get(c), table[c] if anatomy else None) for c in quasi]
@@ -109,6 +114,18 @@ def _hierarchies(spec, quasi: list[str], table_name: str) -> dict[str, Hierarchy
         raise ReleaseError(f"hierarchies: {unknown} are not quasi-identifiers of {table_name} ({quasi})")
     delimiter = spec.get("hierarchy_delimiter") or ";"
     return {c: Hierarchy.read(os.fspath(p), delimiter, f"hierarchies.{c}") for c, p in paths.items()}
+
+
+def _check_covered(hierarchy: Hierarchy, column: str, values: pd.Series, name: str) -> None:
+    """Every value of the column is a leaf of its hierarchy: a value no leaf stands for is in no
+    generalized cell, so the attack would read the release as saying its holders are not in it."""
+    leaves = Domain(hierarchy.leaves)
+    written = texts(values)
+    uncovered = [v for v in dict.fromkeys(written) if v is not None and leaves.find(v) == OUTSIDE]
+    if uncovered:
+        first = f"{uncovered[0]!r} (row {written.index(uncovered[0]) + 1})"
+        what = f"{len(uncovered)} values of {name}, e.g. {first}" if len(uncovered) > 1 else f"value {first} of {name}"
+        raise ReleaseError(f"{hierarchy.path}: the hierarchy of column {column!r} does not cover {what}; every value must be a leaf (first column) of it")
 
 
 def _present(series: pd.Series) -> list[str]:
@@ -207,7 +224,7 @@ def _counts(table: pd.DataFrame, count: str | None, name: str) -> np.ndarray:
     values = pd.to_numeric(table[count], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = np.flatnonzero(~np.isfinite(values) | (values < 0) | (values != np.round(values)))
     if len(bad):
-        raise ReleaseError(f"{name}: column {count!r}, row {bad[0] + 1}: count {table[count].iloc[bad[0]]!r} is not a whole number of 0 or more")
+        raise ReleaseError(f"{name}: column {count!r}, row {bad[0] + 1}: count {shown(table[count].iloc[bad[0]])} is not a whole number of 0 or more")
     return values.astype(np.int64)
 
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from alc_dask.data.errors import ReleaseError
+from alc_dask.data.extremes import warn_of_extremes
 from alc_dask.data.numbers import as_floats
 from alc_dask.data.partitioned import PartitionedTable
 from alc_dask.data.parts import ROWS_PER_PART, TablePart, TableParts, list_parts
@@ -52,6 +53,7 @@ def load_on_cluster(
     # go, and with it the lineage of every part encoded from it (a lost part could not be rebuilt).
     shared = client.submit(_decided, schema, typings, pure=False)
     encoded = [_encode(client, table, schema, shared) for table in tables.values()]
+    warn_of_extremes(encoded)
     return Release(schema, encoded[0], tuple(encoded[1 : 1 + len(anonymized)]), encoded[-1] if control else None)
 
 

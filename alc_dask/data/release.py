@@ -16,6 +16,7 @@ import pandas as pd
 
 from alc_dask.data.encoding import Bins, CodeTable
 from alc_dask.data.errors import ReleaseError, ScenarioError
+from alc_dask.data.extremes import warn_of_extremes
 from alc_dask.data.grouped import GroupedTable
 from alc_dask.data.grouped_load import load_grouped
 from alc_dask.data.io import read_table
@@ -65,7 +66,9 @@ class Release:
         rule instead (see `alc_dask.data.reference_kinds`). `grouped` (a `GroupedSpec` or a mapping
         of its fields) adds a group-anonymized table; the anonymized tables may then be none. Numbers are kept exact (integers beyond 2^53 are not rounded
         into each other); datetimes count as nanoseconds since 1970-01-01 UTC (see
-        `alc_dask.data.numbers`). Raises `ReleaseError` naming the table and column on bad input.
+        `alc_dask.data.numbers`). Raises `ReleaseError` naming the table and column on bad input;
+        warns (`ReleaseWarning`) of a continuous column a few extreme values dominate (see
+        `alc_dask.data.extremes`).
         """
         if isinstance(anonymized, (str, os.PathLike, pd.DataFrame)):
             anonymized = [anonymized]
@@ -93,6 +96,7 @@ class Release:
                 else:
                     values[table][column] = as_floats(column, table, series, spec.origin)
         encoded = [EncodedTable.build(n, codes[n], values[n]) for n in names]
+        warn_of_extremes(encoded)
         group_table = None
         if grouped is not None:
             group_table = load_grouped(grouped, tables[names[0]], names[0], tables[names[-1]] if control is not None else None)

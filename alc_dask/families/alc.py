@@ -156,7 +156,14 @@ class AlcFamily(EvaluationFamily):
         release.usable_tables(self.params.secret, self.params.known)
         if self.params.tolerance and release.column(self.params.secret).kind is ColumnKind.CATEGORICAL:
             raise ScenarioError(f"tolerance: secret {self.params.secret!r} is categorical; a tolerance applies to continuous secrets")
-        build_attack(self.params.attack.name, **self.params.attack.params)
+        self.check_attack(release)
+
+    def check_attack(self, release) -> None:
+        """The attack's own check of the scenario, for an attack that has one (``check``, see ``attacks.registry``)."""
+        p = self.params
+        check = getattr(build_attack(p.attack.name, **p.attack.params), "check", None)
+        if check is not None:
+            check(release, p.secret, p.known, to_settings(p.tolerance, Tolerance) if p.tolerance else None)
 
     def evaluate(self, release, seed: int) -> Evaluation:
         p = self.params

@@ -20,7 +20,7 @@ from pydantic import Field, field_validator, model_validator
 from alc_dask.attacks.membership import MembershipTargets, build_membership_attack, membership_attack_names, targets_key
 from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
-from alc_dask.families.wp29 import check_columns
+from alc_dask.families.wp29 import ChosenColumns, check_columns
 from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, Skew, risk_label
 from alc_dask.seeds import stream
 
@@ -46,7 +46,7 @@ _AT_FPR = pa.struct([(name, pa.float64()) for name in ("fpr_target", "fpr", "tpr
 class MembershipParams(FamilyParams):
     attack: str = "distance_ratio"
     attack_params: dict[str, Any] = {}
-    columns: tuple[str, ...] | None = None
+    columns: ChosenColumns | None = None
     """Columns the attacker knows of a record; default: every column of the attacked anonymized table."""
     table: Annotated[int, Field(ge=0)] = 0
     """Which anonymized table of the release is attacked."""

@@ -20,7 +20,7 @@ from pydantic import Field
 from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import whole
 from alc_dask.families.base import Evaluation, EvaluationFamily
-from alc_dask.families.wp29 import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.wp29 import WP29_FIELDS, ChosenColumns, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts, singling_out_probability
 from alc_dask.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches
 from alc_dask.seeds import stream
@@ -34,7 +34,7 @@ class SinglingOutParams(Wp29Params):
     n_cols: Annotated[int, Field(ge=1)] = 3
     max_attempts: Annotated[int, Field(ge=1)] = 10_000_000
     """Multivariate predicates tried at most, so a release that resists never hangs the job."""
-    columns: tuple[str, ...] | None = None
+    columns: ChosenColumns | None = None
     """Columns predicates may use; default: every column of the attacked anonymized table."""
 
 

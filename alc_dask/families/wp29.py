@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import pyarrow as pa
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.data.partitioned import whole
@@ -42,6 +42,17 @@ WP29_FIELDS = (
 
 NOT_MEANINGFUL = "the attack does not beat the random baseline: the risk is not meaningful"
 CONTROL_ALWAYS_SUCCEEDS = "the attack succeeds on every control record: no residual risk can be measured"
+
+
+def _some(columns: tuple[str, ...]) -> tuple[str, ...]:
+    if not columns:
+        raise ValueError("lists no column; leave the field out to use every column of the attacked table")
+    return columns
+
+
+ChosenColumns = Annotated[tuple[str, ...], AfterValidator(_some)]
+"""Columns a job chooses; left out, every column of the attacked table. An empty list is refused
+rather than read as every column: it is a list emptied by mistake, not a choice."""
 
 
 class Wp29Params(FamilyParams):

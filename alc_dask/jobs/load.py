@@ -18,6 +18,7 @@ from alc_dask.families.alc_settings import INVALID_FIELD
 from alc_dask.jobs.errors import JobSpecError
 from alc_dask.jobs.plain_yaml import PlainDataLoader
 from alc_dask.jobs.spec import HIERARCHIES, FamilyScenario, JobSpec, PaperProtocol
+from alc_dask.shown import shown
 
 _TAGS = {"explicit", "each_column", "sampled_known", "paper", "family"}
 
@@ -148,8 +149,8 @@ def _describe(error: dict) -> str:
     if error["type"] == INVALID_FIELD:  # a settings check: the field below the model, and its value
         context = error["ctx"]
         where = f"{where}.{context['field']}" if where else context["field"]
-        return f"  {where}: must be {context['expected']}; got {context['value']!r}"
-    got = "" if error["type"] == "missing" else f"; got {error['input']!r}"
+        return f"  {where}: must be {context['expected']}; got {shown(context['value'])}"
+    got = "" if error["type"] == "missing" else f"; got {shown(error['input'])}"
     return f"  {where or '(top level)'}: {error['msg']}{got}"
 
 

@@ -21,7 +21,7 @@ from alc_dask.families.alc import AlcFamily, AlcSettings
 from alc_dask.jobs.errors import JobSpecError
 from alc_dask.jobs.paper import missing_entries, paper_secrets, read_paper_jobs, select_paper_entries
 from alc_dask.jobs.spec import EachColumn, ExplicitScenario, FamilyScenario, JobSpec, PaperProtocol, QuasiIdentifierSets, SampledKnown
-from alc_dask.targets import select_rows
+from alc_dask.targets import TargetSelector, select_rows
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def expand(spec: JobSpec, release: Release, source: str = "job") -> list[Scenari
     construction (a constant secret) is kept, ``skipped``.
     """
     try:
-        _check_targets(spec, release)
+        _check_targets("targets", spec.targets, release)
         return _expand(spec, release)
     except JobSpecError as error:
         raise JobSpecError(f"{source}: {error}") from None
@@ -93,30 +93,57 @@ def _expand(spec: JobSpec, release: Release) -> list[Scenario]:
     return scenarios
 
 
-def _evaluations(spec: JobSpec, release: Release):
-    """(family, origin, why skipped or None) of every evaluation the spec's entries describe."""
-    settings, skips = alc_settings(spec), {}
+def _evaluations(spec: JobSpec, release: Release) -> list[tuple[EvaluationFamily, str, str | None]]:
+    """(family, origin, why skipped or None) of every evaluation the spec's entries describe.
+
+    Every entry is checked, so that one error names each entry at fault, in spec order.
+    """
+    settings, skips, evaluations, problems = alc_settings(spec), {}, [], {}
     for i, entry in enumerate(spec.scenarios):
-        where = f"scenarios[{i}]"
-        if isinstance(entry, FamilyScenario):
-            yield _checked_family(entry, release, where), where, None
-            continue
-        if isinstance(entry, QuasiIdentifierSets):
-            for quasi in sample_quasi_identifier_sets(release, entry, spec.seed, where):
-                params = {"quasi_identifiers": quasi, "population": entry.population, "fit": entry.fit, "allow_negative_gamma": entry.allow_negative_gamma}
-                yield _checked_family(FamilyScenario(family="identification", **params), release, where), f"{where} quasi_identifier_sets", None
-            continue
-        produced = list(_entry_scenarios(spec, entry, release, where))
-        if not produced:
-            raise JobSpecError(f"{where} ({_kind(entry)}) expands to no scenario")
-        for secret, known, origin, attack, baselines, targets in produced:
-            _check_baselines(release, baselines, f"{where}.baseline" if getattr(entry, "baseline", None) else "baselines")
-            if secret not in skips:
-                skips[secret] = skip_reason(release, secret)
-            tolerance = getattr(entry, "tolerance", None) or _continuous_only(release, secret, settings["tolerance"])
-            for attack_spec, baseline in itertools.product([attack] if attack else spec.attacks, baselines):
-                params = dict(secret=secret, known=tuple(known), attack=attack_spec, baseline=baseline, targets=targets, **{**settings, "tolerance": tolerance})
-                yield AlcFamily(params), origin, skips[secret]
+        try:
+            evaluations += _entry_evaluations(spec, entry, f"scenarios[{i}]", release, settings, skips)
+        except JobSpecError as error:
+            problems.setdefault(str(error))  # a job-wide field at fault is named once
+    if len(problems) > 1:
+        raise JobSpecError(f"{len(problems)} problems in the scenarios:\n" + "\n".join(f"  {problem}" for problem in problems))
+    if problems:
+        raise JobSpecError(next(iter(problems)))
+    return evaluations
+
+
+def _entry_evaluations(spec: JobSpec, entry, where: str, release: Release, settings: dict, skips: dict) -> list:
+    """The evaluations of the entry at ``where`` (``skips`` remembers each secret's skip reason)."""
+    if isinstance(entry, FamilyScenario):
+        return [(_checked_family(entry, release, where), where, None)]
+    if isinstance(entry, QuasiIdentifierSets):
+        evaluations = []
+        for quasi in sample_quasi_identifier_sets(release, entry, spec.seed, where):
+            params = {"quasi_identifiers": quasi, "population": entry.population, "fit": entry.fit, "allow_negative_gamma": entry.allow_negative_gamma}
+            evaluations.append((_checked_family(FamilyScenario(family="identification", **params), release, where), f"{where} quasi_identifier_sets", None))
+        return evaluations
+    produced = list(_entry_scenarios(spec, entry, release, where))
+    if not produced:
+        raise JobSpecError(f"{where} ({_kind(entry)}) expands to no scenario")
+    evaluations = []
+    for secret, known, origin, attack, baselines, targets in produced:
+        _check_baselines(release, baselines, f"{where}.baseline" if getattr(entry, "baseline", None) else "baselines")
+        if secret not in skips:
+            skips[secret] = skip_reason(release, secret)
+        tolerance = getattr(entry, "tolerance", None) or _continuous_only(release, secret, settings["tolerance"])
+        for attack_spec, baseline in itertools.product([attack] if attack else spec.attacks, baselines):
+            params = dict(secret=secret, known=tuple(known), attack=attack_spec, baseline=baseline, targets=targets, **{**settings, "tolerance": tolerance})
+            family = AlcFamily(params)
+            _check_attack(family, release, where, origin)
+            evaluations.append((family, origin, skips[secret]))
+    return evaluations
+
+
+def _check_attack(family: AlcFamily, release: Release, where: str, origin: str) -> None:
+    try:
+        family.check_attack(release)
+    except ScenarioError as error:
+        scenario = "" if origin == "explicit" else f" ({origin}, secret {family.params.secret!r})"
+        raise JobSpecError(f"{where}{scenario}: {error}") from None
 
 
 def _continuous_only(release: Release, secret: str, tolerance):
@@ -255,6 +282,7 @@ def _others(release: Release, secret: str, entry, where: str) -> list[str]:
 
 
 def _check_explicit(release: Release, entry: ExplicitScenario, where: str) -> None:
+    _check_targets(f"{where}.targets", entry.targets, release)
     secret = _check_column(release, entry.secret, f"{where}.secret")
     for i, name in enumerate(entry.known):
         if _check_column(release, name, f"{where}.known[{i}]") == secret:
@@ -279,16 +307,13 @@ def _check_column(release: Release, name: str, field: str) -> str:
         raise JobSpecError(f"{field}: unknown column {name!r}; the release has {', '.join(release.columns)}") from None
 
 
-def _check_targets(spec: JobSpec, release: Release) -> None:
-    """Every target selection must select rows of this release (the run would fail each scenario)."""
-    selections = [("targets", spec.targets)]
-    selections += [(f"scenarios[{i}].targets", e.targets) for i, e in enumerate(spec.scenarios) if isinstance(e, ExplicitScenario)]
-    for field, selector in selections:
-        if selector is not None:
-            try:
-                select_rows(release, selector)
-            except ScenarioError as error:
-                raise JobSpecError(f"{field}: {error}") from None
+def _check_targets(field: str, selector: TargetSelector | None, release: Release) -> None:
+    """A target selection must select rows of this release (the run would fail each scenario)."""
+    if selector is not None:
+        try:
+            select_rows(release, selector)
+        except ScenarioError as error:
+            raise JobSpecError(f"{field}: {error}") from None
 
 
 def _check_baselines(release: Release, baselines: list[str], field: str) -> None:

@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from alc_dask.shown import shown
+
 
 def as_float_array(name: str, values, *, low: float | None = None, high: float | None = None) -> np.ndarray:
     """Return ``values`` as a float array, refusing NaN and values outside [low, high]."""
@@ -11,9 +13,9 @@ def as_float_array(name: str, values, *, low: float | None = None, high: float |
     if np.isnan(arr).any():
         raise ValueError(f"{name} contains NaN")
     if low is not None and (arr < low).any():
-        raise ValueError(f"{name} must be >= {low}; got {arr.min()!r}")
+        raise ValueError(f"{name} must be >= {low}; got {shown(arr.min())}")
     if high is not None and (arr > high).any():
-        raise ValueError(f"{name} must be <= {high}; got {arr.max()!r}")
+        raise ValueError(f"{name} must be <= {high}; got {shown(arr.max())}")
     return arr
 
 
@@ -45,7 +47,7 @@ def same_length(**arrays: np.ndarray) -> None:
 
 def in_open_unit(name: str, value: float) -> float:
     if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must lie strictly between 0 and 1; got {value!r}")
+        raise ValueError(f"{name} must lie strictly between 0 and 1; got {shown(value)}")
     return float(value)
 
 
@@ -62,7 +64,7 @@ class SettingError(ValueError):
     """
 
     def __init__(self, field: str, value, expected: str, message: str | None = None):
-        super().__init__(message or f"{field} must be {expected}; got {value!r}")
+        super().__init__(message or f"{field} must be {expected}; got {shown(value)}")
         self.field, self.value, self.expected = field, value, expected
 
     def __reduce__(self):  # rebuilt from its fields, e.g. when Dask sends it from a worker
@@ -86,7 +88,7 @@ def check_count(field: str, value, minimum: int = 1) -> None:
 def check_order(low_field: str, low, high_field: str, high) -> None:
     """Refuse a lower bound above its upper bound, naming the upper one."""
     if low > high:
-        raise SettingError(high_field, high, f"at least {low_field} ({low!r})")
+        raise SettingError(high_field, high, f"at least {low_field} ({shown(low)})")
 
 
 def _range_text(low: float, high: float, open_low: bool, open_high: bool) -> str:

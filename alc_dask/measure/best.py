@@ -14,6 +14,7 @@ import numpy as np
 from alc_dask.measure._checks import as_correctness, as_float_array, as_nonempty_1d, check_number, same_length
 from alc_dask.measure.coefficient import prc as prc_of
 from alc_dask.measure.interval import wilson_interval
+from alc_dask.shown import shown
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,9 @@ def best_prc(
     """
     hits, conf = _validated(correct, confidence)
     if not 0.0 < recall_scale <= 1.0:
-        raise ValueError(f"recall_scale must lie in (0, 1]; got {recall_scale!r}")
+        raise ValueError(f"recall_scale must lie in (0, 1]; got {shown(recall_scale)}")
     if max_interval <= 0:
-        raise ValueError(f"max_interval must be positive; got {max_interval!r}")
+        raise ValueError(f"max_interval must be positive; got {shown(max_interval)}")
     attempts = len(hits)
     order = np.argsort(-conf)  # order within a tie group is irrelevant: cuts fall between groups
     sorted_conf = conf[order]

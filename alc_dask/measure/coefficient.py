@@ -3,6 +3,7 @@
 import numpy as np
 
 from alc_dask.measure._checks import as_float_array, in_open_unit, scalar_or_array
+from alc_dask.shown import shown
 
 PRC_CEILING = 0.99999999
 """PRCs are clipped below 1 before the relative improvement divides by ``1 - PRC_base``."""
@@ -18,7 +19,7 @@ def prc(precision, recall, *, rmin: float = 1e-4, alpha: float = 3.0):
     r = np.clip(as_float_array("recall", recall, low=0.0, high=1.0), 0.0, 1.0)
     in_open_unit("rmin", rmin)
     if alpha <= 0:
-        raise ValueError(f"alpha must be positive; got {alpha!r}")
+        raise ValueError(f"alpha must be positive; got {shown(alpha)}")
     with np.errstate(divide="ignore", invalid="ignore"):
         weight = 1.0 - (np.log10(np.maximum(r, rmin)) / np.log10(rmin)) ** alpha
     return scalar_or_array(np.where(r > rmin, p * weight, r))
@@ -33,6 +34,6 @@ def alc(prc_base, prc_attack, *, abs_weight: float = 0.0):
     base = np.minimum(as_float_array("prc_base", prc_base, low=0.0, high=1.0), PRC_CEILING)
     attack = np.minimum(as_float_array("prc_attack", prc_attack, low=0.0, high=1.0), PRC_CEILING)
     if not 0.0 <= abs_weight <= 1.0:
-        raise ValueError(f"abs_weight must lie in [0, 1]; got {abs_weight!r}")
+        raise ValueError(f"abs_weight must lie in [0, 1]; got {shown(abs_weight)}")
     gain = attack - base
     return scalar_or_array((1.0 - abs_weight) * gain / (1.0 - base) + abs_weight * gain)

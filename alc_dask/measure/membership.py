@@ -25,6 +25,7 @@ import numpy as np
 from alc_dask.measure._checks import as_float_array, as_nonempty_1d, in_open_unit
 from alc_dask.measure.coefficient import alc, prc
 from alc_dask.measure.interval import wilson_interval
+from alc_dask.shown import shown
 
 DEFAULT_SKEWS = ("1:1", "1:2", "1:5", "1:10", "1:50", "1:100", "1:1000")
 """The grid every membership evaluation reports (seed 001 recommends such a common set)."""
@@ -44,7 +45,7 @@ class Skew:
         for name in ("members", "non_members"):
             value = getattr(self, name)
             if not (np.isfinite(value) and value > 0):
-                raise ValueError(f"skew {self}: {name} must be a positive number; got {value!r}")
+                raise ValueError(f"skew {self}: {name} must be a positive number; got {shown(value)}")
 
     @classmethod
     def parse(cls, text: str) -> Skew:
@@ -66,7 +67,7 @@ class Skew:
     def of_population(cls, members: int, population: int) -> Skew:
         """The skew of a release of ``members`` people drawn from ``population`` people."""
         if not 0 < members < population:
-            raise ValueError(f"population {population!r} must be larger than the {members} members of the release")
+            raise ValueError(f"population {shown(population)} must be larger than the {members} members of the release")
         return cls(members, population - members)
 
     def __str__(self) -> str:

@@ -14,6 +14,7 @@ from math import sqrt
 
 from alc_dask.measure._checks import in_open_unit
 from alc_dask.measure.interval import z_score
+from alc_dask.shown import shown
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ def success_rate(n_attacks: int, n_success: float, confidence_level: float = 0.9
     give the uninformed 0.5 ± 0.5.
     """
     if n_attacks < 0 or not 0 <= n_success <= max(n_attacks, 0):
-        raise ValueError(f"need 0 <= n_success <= n_attacks; got n_success {n_success!r}, n_attacks {n_attacks!r}")
+        raise ValueError(f"need 0 <= n_success <= n_attacks; got n_success {shown(n_success)}, n_attacks {shown(n_attacks)}")
     z = z_score(in_open_unit("confidence_level", confidence_level))
     z2 = z * z
     spread = n_success * (n_attacks - n_success) / n_attacks if n_attacks else 0.0

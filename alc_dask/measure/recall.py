@@ -2,6 +2,8 @@
 
 from enum import StrEnum
 
+from alc_dask.shown import shown
+
 
 class RecallBasis(StrEnum):
     """What a pre-targeted attack's recall is relative to."""
@@ -12,9 +14,9 @@ class RecallBasis(StrEnum):
 
 def _check_counts(predictions: int, attempts: int) -> None:
     if attempts <= 0:
-        raise ValueError(f"attempts must be positive; got {attempts!r}")
+        raise ValueError(f"attempts must be positive; got {shown(attempts)}")
     if not 0 <= predictions <= attempts:
-        raise ValueError(f"predictions must lie in [0, attempts={attempts}]; got {predictions!r}")
+        raise ValueError(f"predictions must lie in [0, attempts={attempts}]; got {shown(predictions)}")
 
 
 def recall_random(predictions: int, attempts: int) -> float:
@@ -27,9 +29,9 @@ def pretargeted_scale(pretargeted: int, population: int, basis: RecallBasis | st
     """Factor turning recall within the pre-targeted set into recall of the chosen basis."""
     basis = RecallBasis(basis)
     if population <= 0:
-        raise ValueError(f"population must be positive; got {population!r}")
+        raise ValueError(f"population must be positive; got {shown(population)}")
     if not 0 < pretargeted <= population:
-        raise ValueError(f"pretargeted must lie in [1, population={population}]; got {pretargeted!r}")
+        raise ValueError(f"pretargeted must lie in [1, population={population}]; got {shown(pretargeted)}")
     return pretargeted / population if basis is RecallBasis.POPULATION else 1.0
 
 

@@ -42,7 +42,7 @@ def precision_vs_alc(scores: pd.DataFrame) -> bytes:
         ax.legend(title="release", loc="best", framealpha=0.6)
     ax.set(xlabel="attack precision", ylabel=_alc_label(scores["alc"]), xlim=(0, 1.02), ylim=(_floor(scores["alc"]), 1.02))
     ax.set_title("Attack precision vs ALC")
-    return _png(fig)
+    return png_bytes(fig)
 
 
 def alc_by_secret(scores: pd.DataFrame) -> bytes:
@@ -59,7 +59,7 @@ def alc_by_secret(scores: pd.DataFrame) -> bytes:
     ax.set_yticks(positions, [f"{secret} ({release})" if several else str(secret) for (secret, release), _ in groups])
     ax.set(xlabel=_alc_label(scores["alc"]), xlim=(_floor(scores["alc"]), 1.02))
     ax.set_title("ALC per secret column")
-    return _png(fig)
+    return png_bytes(fig)
 
 
 def risk_intervals(table: pd.DataFrame) -> bytes:
@@ -76,7 +76,7 @@ def risk_intervals(table: pd.DataFrame) -> bytes:
     ax.set_yticks(positions, [f"{setting} ({release})" for setting, release in zip(rows["setting"], rows["release"])])
     ax.set(xlabel="privacy risk and success rates", xlim=(-0.02, 1.02))
     ax.legend(loc="lower right", fontsize="small", framealpha=0.7)
-    return _png(fig)
+    return png_bytes(fig)
 
 
 def roc_log_log(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> bytes:
@@ -92,7 +92,7 @@ def roc_log_log(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> bytes:
     ax.set(xscale="log", yscale="log", xlabel="false positive rate (non-members called members)", ylabel="true positive rate (recall)")
     ax.set_title("ROC, log-log")
     ax.legend(loc="lower right", fontsize="small", framealpha=0.7)
-    return _png(fig)
+    return png_bytes(fig)
 
 
 def precision_recall_by_skew(curves: dict[str, tuple[np.ndarray, np.ndarray, float]], title: str) -> bytes:
@@ -106,7 +106,7 @@ def precision_recall_by_skew(curves: dict[str, tuple[np.ndarray, np.ndarray, flo
     ax.set(xscale="log", xlabel="recall (share of members found)", ylabel="precision (share of claims right, as supported)", ylim=(-0.02, 1.02))
     ax.set_title(title)
     ax.legend(title="members:non-members", loc="best", fontsize="small", framealpha=0.7)
-    return _png(fig)
+    return png_bytes(fig)
 
 
 def correctness_forecasts(curves: dict[str, tuple]) -> bytes:
@@ -144,7 +144,7 @@ def correctness_forecasts(curves: dict[str, tuple]) -> bytes:
         Line2D([], [], color="grey", linestyle=":", label="population"),
     ]
     log.legend(handles=key, loc="lower left", fontsize="small", framealpha=0.8)
-    return _png(fig)
+    return png_bytes(fig)
 
 
 def relative_threats(label: str, attacker: np.ndarray, learner: np.ndarray) -> bytes:
@@ -165,7 +165,7 @@ def relative_threats(label: str, attacker: np.ndarray, learner: np.ndarray) -> b
     histogram.set(xlabel="log2 Ti = log2(p_A / p_L)", ylabel="rows")
     histogram.set_title(f"Relative threat ({np.mean(log_ti >= 1):.1%} at least doubled)" if len(log_ti) else "Relative threat")
     fig.suptitle(label)
-    return _png(fig)
+    return png_bytes(fig)
 
 
 def _colours(count: int) -> list:
@@ -193,8 +193,9 @@ def _alc_label(values: pd.Series) -> str:
     return f"ALC (below {_LOWEST:g} drawn at {_LOWEST:g})" if (values < _LOWEST).any() else "ALC"
 
 
-def _png(fig) -> bytes:
+def png_bytes(fig, dpi: float | str = 110) -> bytes:
+    """The figure as PNG bytes (``dpi="figure"``: the figure's own), written as results are written."""
     fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
+    fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()

@@ -9,6 +9,8 @@ import functools
 import os
 import posixpath
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import fsspec
@@ -44,14 +46,21 @@ def read_text(location: str | os.PathLike) -> str:
 
 
 def _named_errors(operation):
-    """A file system's own errors (an unreachable endpoint, missing credentials) as an OSError naming the file."""
+    """Every error as an OSError naming the file: a file system's own (an unreachable endpoint,
+    missing credentials), and one of the operating system's that names no file or another one (a
+    full disk fails a write with ENOSPC and no name; a local write fails on its temporary name)."""
 
     @functools.wraps(operation)
     def named(self, path, *args):
         try:
             return operation(self, path, *args)
-        except OSError:
-            raise
+        except OSError as error:
+            shown = self.display(path)
+            if shown in str(error):
+                raise
+            if error.errno is None:
+                raise OSError(f"{shown}: {error}") from error
+            raise OSError(error.errno, error.strerror, shown) from error  # the subclass of its errno: FileNotFoundError...
         except Exception as error:  # noqa: BLE001 - each file system raises its own types (botocore's, gcsfs', ...)
             raise OSError(f"{self.display(path)}: {type(error).__name__}: {error}") from error
 
@@ -122,10 +131,8 @@ class Files:
         if not self.local:
             self.fs.pipe_file(path, data)
             return
-        temporary = self._temporary(path)
-        with open(temporary, "wb") as handle:
+        with self._replacing(path) as temporary, open(temporary, "wb") as handle:
             handle.write(data)
-        os.replace(temporary, path)
 
     @_named_errors
     def create_exclusive(self, path: str, data: bytes) -> bool:
@@ -139,14 +146,15 @@ class Files:
                 return False
             return True
         temporary = self._temporary(path)
-        with open(temporary, "wb") as handle:
-            handle.write(data)
         try:
+            with open(temporary, "wb") as handle:
+                handle.write(data)
             os.link(temporary, path)
         except FileExistsError:
             return False
         finally:
-            os.remove(temporary)
+            with suppress(OSError):
+                os.remove(temporary)
         return True
 
     @_named_errors
@@ -157,9 +165,8 @@ class Files:
             pq.write_table(table, sink, row_group_size=ROW_GROUP)
             self.fs.pipe_file(path, sink.getvalue().to_pybytes())
             return
-        temporary = self._temporary(path)
-        pq.write_table(table, temporary, row_group_size=ROW_GROUP)
-        os.replace(temporary, path)
+        with self._replacing(path) as temporary:
+            pq.write_table(table, temporary, row_group_size=ROW_GROUP)
 
     @_named_errors
     def remove(self, path: str) -> None:
@@ -176,7 +183,20 @@ class Files:
                     self.remove(f"{folder}/{name}")
 
     @staticmethod
+    @contextmanager
+    def _replacing(path: str) -> Iterator[str]:
+        """A temporary name to write ``path`` at, renamed into place once written, removed if the write fails."""
+        temporary = Files._temporary(path)
+        try:
+            yield temporary
+            os.replace(temporary, path)
+        except BaseException:
+            with suppress(OSError):
+                os.remove(temporary)
+            raise
+
+    @staticmethod
     def _temporary(path: str) -> str:
-        """A name of this process and call: two threads writing one file never share a temporary."""
+        """A hidden name beside ``path``, of this process and call: two threads writing one file never share it."""
         folder, name = posixpath.split(path)
         return f"{folder}/.{name}{TEMPORARY}{os.getpid()}-{uuid.uuid4().hex[:8]}"

@@ -41,6 +41,10 @@ class FolderBusy(ResultsError):
     """The output folder is held by another live run."""
 
 
+class LeaseWarning(UserWarning):
+    """Waiting for a folder, taking one over, or a heartbeat that could not be written."""
+
+
 @dataclass(frozen=True)
 class Holder:
     host: str
@@ -89,13 +93,13 @@ class FolderLease:
                         f"output folder {self.files.url} is in use by {current.describe()}; wait for it to end (--wait), or write to another folder (--out)"
                     )
                 if not told:
-                    warnings.warn(f"waiting for {current.describe()} to finish with output folder {self.files.url}", stacklevel=2)
+                    warnings.warn(f"waiting for {current.describe()} to finish with output folder {self.files.url}", LeaseWarning, stacklevel=2)
                     told = True
                 time.sleep(POLL)
                 continue
             if self._create(number + 1):
                 if current is not None:
-                    warnings.warn(f"output folder {self.files.url}: taking it over from {current.describe()}, which is gone", stacklevel=2)
+                    warnings.warn(f"output folder {self.files.url}: taking it over from {current.describe()}, which is gone", LeaseWarning, stacklevel=2)
                 self._remove_older(number + 1)
                 self._beating = threading.Thread(target=self._beat, name="alc-dask-lease", daemon=True)
                 self._beating.start()
@@ -151,7 +155,7 @@ class FolderLease:
                     self.holder = Holder(**{**asdict(self.holder), "heartbeat": time.time()})
                     self.files.put_bytes(self.files.path(self._name), self._record())
             except OSError as error:
-                warnings.warn(f"output folder {self.files.url}: the lease's heartbeat could not be written ({error})", stacklevel=1)
+                warnings.warn(f"output folder {self.files.url}: the lease's heartbeat could not be written ({error})", LeaseWarning, stacklevel=1)
 
     def _still_mine(self) -> bool:
         number = int(_NAME.fullmatch(self._name).group(1))

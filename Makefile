@@ -23,6 +23,7 @@ test: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m timing
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_best_prc.py $(BENCH_ARGS)

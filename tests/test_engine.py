@@ -149,6 +149,7 @@ def test_a_replaced_release_file_or_another_version_is_refused(tmp_path, monkeyp
     assert parts_written(tmp_path) == before
 
 
+@pytest.mark.timing  # work stealing may move a few scenarios when the machine is busy
 def test_scenarios_sharing_a_baseline_run_where_it_is_remembered(tmp_path):
     """Two releases of one original (the paper's weak and strong): each ML scenario of the second
     job goes to the worker that fitted its baseline in the first, which then fits nothing."""

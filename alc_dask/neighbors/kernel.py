@@ -35,17 +35,15 @@ def best_match_histograms(query_codes, query_values, query_low, query_span, quer
     column by column; cat_columns (c,) and cont_columns (v,) pick its searched columns. secret (n,)
     int32: the secret's code per row, below n_secret_codes.
     """
+    query, block = (query_codes, query_values, query_low, query_span, query_scale), (codes, values, cat_columns, cont_columns)
     n_queries, n_rows = query_codes.shape[0], secret.shape[0]
     best = np.full(n_queries, np.inf)
     histogram = np.zeros((n_queries, n_secret_codes), dtype=np.int32)
-    distances = np.empty(_TILE, dtype=np.float64)
-    mismatches = np.empty(_TILE, dtype=np.int32)
+    scratch = _scratch()
     for start in range(0, n_rows, _TILE):
         width = min(_TILE, n_rows - start)
         for q in range(n_queries):
-            _tile_distances(
-                q, start, width, query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, distances, mismatches
-            )
+            distances = _tile_distances(q, start, width, query, block, scratch)
             for r in range(width):
                 if distances[r] <= best[q]:
                     if distances[r] < best[q]:
@@ -63,17 +61,15 @@ def k_nearest_rows(query_codes, query_values, query_low, query_span, query_scale
     position in the block; the block's rows come in increasing index, so among equal distances the
     lower index is kept first, as in the whole table.
     """
+    query, block = (query_codes, query_values, query_low, query_span, query_scale), (codes, values, cat_columns, cont_columns)
     n_queries, n_rows = query_codes.shape[0], codes.shape[1]
     nearest = np.full((n_queries, k), np.inf)
     rows = np.full((n_queries, k), -1, dtype=np.int64)
-    distances = np.empty(_TILE, dtype=np.float64)
-    mismatches = np.empty(_TILE, dtype=np.int32)
+    scratch = _scratch()
     for start in range(0, n_rows, _TILE):
         width = min(_TILE, n_rows - start)
         for q in range(n_queries):
-            _tile_distances(
-                q, start, width, query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, distances, mismatches
-            )
+            distances = _tile_distances(q, start, width, query, block, scratch)
             for r in range(width):
                 if distances[r] < nearest[q, k - 1]:
                     _insert(nearest[q], rows[q], distances[r], offset + start + r)
@@ -81,11 +77,18 @@ def k_nearest_rows(query_codes, query_values, query_low, query_span, query_scale
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _tile_distances(
-    q, start, width, query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, distances, mismatches
-):
-    """Query q's distances to the rows `start` to `start + width` of the block, into `distances[:width]`
-    (`mismatches` is the tile's scratch for the categorical columns)."""
+def _scratch():
+    """A tile's distances, and its categorical mismatches while they are counted."""
+    return np.empty(_TILE, dtype=np.float64), np.empty(_TILE, dtype=np.int32)
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _tile_distances(q, start, width, query, block, scratch):
+    """Query q's distances to the rows `start` to `start + width` of the block (the kernels'
+    arguments, grouped), in the first `width` entries of the returned scratch array."""
+    query_codes, query_values, query_low, query_span, query_scale = query
+    codes, values, cat_columns, cont_columns = block
+    distances, mismatches = scratch
     distances[:width] = 0.0
     mismatches[:width] = 0
     for j in range(cont_columns.shape[0]):
@@ -112,6 +115,7 @@ def _tile_distances(
     n_columns = cat_columns.shape[0] + cont_columns.shape[0]
     for r in range(width):
         distances[r] = (distances[r] + mismatches[r]) / n_columns
+    return distances
 
 
 @numba.njit(nogil=True, cache=True)

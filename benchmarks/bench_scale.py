@@ -66,7 +66,7 @@ def kernel_single_core(known_columns: int) -> float:
     frame = pd.DataFrame(columns_of(rng, CHUNK))
     release = Release.load(frame.iloc[:1000], [frame])
     queries = release.targets(np.arange(50))
-    from alc_dask.search import best_matches
+    from alc_dask.neighbors.best_match import best_matches
 
     secret = release.column("c0")
     best_matches(queries, release.anonymized, secret, KNOWN)

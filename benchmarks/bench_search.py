@@ -59,7 +59,7 @@ def throughput(n_rows: int, n_queries: int, n_cat: int, n_cont: int, gower_queri
     import numba
 
     from alc_dask.data import CodeTable, Column, ColumnKind
-    from alc_dask.search import best_matches
+    from alc_dask.neighbors.best_match import best_matches
 
     numba.set_num_threads(1)
     table = encoded_table(SEED, n_rows, n_cat, n_cont)
@@ -156,7 +156,7 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
 
     from alc_dask.data import CodeTable, Column, ColumnKind
     from alc_dask.data.partitioned import PartitionedTable
-    from alc_dask.search import best_matches
+    from alc_dask.neighbors.best_match import best_matches
 
     template = encoded_table(0, 2, n_cat, n_cont)
     queries = encoded_table(SEED + 1, n_queries, n_cat, n_cont, name="queries")

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alc_dask import Release
-from alc_dask.kernels import best_match_histograms
-from alc_dask.search import best_matches
+from alc_dask.neighbors.best_match import best_matches
+from alc_dask.neighbors.kernel import best_match_histograms
 
 
 def brute_force(q_codes, q_values, q_low, q_span, codes, values, secret, n_codes):

@@ -9,7 +9,7 @@ import pytest
 from alc_dask import Release
 from alc_dask.data import EncodedTable
 from alc_dask.data.partitioned import partition_table
-from alc_dask.nearest import k_nearest
+from alc_dask.neighbors.nearest import k_nearest
 
 CATEGORICAL = ["c0", "c1", "c2"]
 CONTINUOUS = ["x0", "x1"]

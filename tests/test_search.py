@@ -6,7 +6,7 @@ import pytest
 
 from alc_dask import Release
 from alc_dask.data.partitioned import partition, partition_table
-from alc_dask.search import Matches, best_matches
+from alc_dask.neighbors.best_match import Matches, best_matches
 
 KNOWN = ["c0", "c1", "k", "x0", "x1"]
 

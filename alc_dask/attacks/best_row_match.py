@@ -2,7 +2,7 @@
 
 A target's matches are the rows, over every anonymized table holding the secret and at least one
 known column, at the minimum Gower distance on the known columns (known columns a table lacks
-count 0.5 each; see `alc_dask.search` for the reference's rounding). The prediction is the modal
+count 0.5 each; see `alc_dask.neighbors.best_match` for the reference's rounding). The prediction is the modal
 secret among the matches and the confidence `(1 - d_min) * (modal count / matches)`, rounded to 3
 decimals.
 
@@ -24,7 +24,8 @@ import numpy as np
 
 from alc_dask.data import Release, ScenarioError
 from alc_dask.measure._checks import check_count
-from alc_dask.search import SPLIT_EVERY, best_matches, secret_frequencies, secret_value_points
+from alc_dask.neighbors.best_match import best_matches, secret_frequencies, secret_value_points
+from alc_dask.neighbors.partitioned import SPLIT_EVERY
 
 ABSTAINED = -1
 """Prediction code of an abstention."""

@@ -27,7 +27,7 @@ import numpy as np
 
 from alc_dask.baseline.memo import digest
 from alc_dask.data import EncodedTable
-from alc_dask.nearest import k_nearest
+from alc_dask.neighbors.nearest import k_nearest
 from alc_dask.plugins import installed, load_object
 
 MEMBERSHIP_ATTACK_GROUP = "alc_dask.membership_attacks"

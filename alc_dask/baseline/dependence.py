@@ -25,7 +25,7 @@ from alc_dask.baseline.zoo import build_model
 from alc_dask.data import Release
 from alc_dask.data.partitioned import whole
 from alc_dask.measure import wilson_interval
-from alc_dask.nearest import k_nearest
+from alc_dask.neighbors.nearest import k_nearest
 from alc_dask.seeds import stream
 from alc_dask.shown import shown
 

@@ -23,7 +23,7 @@ from alc_dask.data import ColumnKind, EncodedTable
 from alc_dask.families.base import Evaluation, EvaluationFamily
 from alc_dask.families.wp29 import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
-from alc_dask.nearest import ShuffledTable
+from alc_dask.neighbors.nearest import ShuffledTable
 from alc_dask.seeds import stream
 
 

@@ -1,0 +1,104 @@
+"""The k nearest rows of a table to each of a batch of queries, by Gower distance.
+
+The distance is Gower's as Anonymeter's `MixedTypeKNeighbors` defines it (Giomi et al. 2023; the
+formula and the missing-value rule in `alc_dask.neighbors.kernel`, the range over the candidate
+table and the batch of queries in `alc_dask.neighbors.query`). Anonymeter differs in three points:
+it reports the sum over columns without dividing by their number (the same order); its
+`gower_distance` counts two missing continuous values as a mismatch, makes the distance NaN where one
+is missing, and its label encoding makes a missing categorical value a category that matches itself;
+its `argsort` leaves the order of equal distances unspecified, here they are ordered by row index.
+
+Blocks' top-k lists are merged by (distance, row index); rows are numbered by their index in the
+whole table everywhere, so the answer is the same for one partition or a thousand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from alc_dask.data import EncodedTable
+from alc_dask.data.partitioned import PartitionedTable
+from alc_dask.neighbors.kernel import k_nearest_rows
+from alc_dask.neighbors.partitioned import SPLIT_EVERY, search_tables
+from alc_dask.neighbors.query import Query, centred_on_queries
+
+
+@dataclass(frozen=True, eq=False)
+class KNearestSearch:
+    """Queries laid out for the candidate table's searched columns, and how many rows to keep."""
+
+    query: Query
+    k: int
+
+    @classmethod
+    def of(cls, queries: EncodedTable, candidates: EncodedTable | PartitionedTable, columns: Sequence[str], k: int) -> KNearestSearch:
+        """`queries` laid out for `candidates` over `columns` (in that order), each in both tables with the same kind."""
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        if not columns:
+            raise ValueError("k_nearest needs at least one column")
+        categorical = [c for c in columns if c in candidates.categorical and c in queries.categorical]
+        continuous = [c for c in columns if c in candidates.continuous and c in queries.continuous]
+        unusable = [c for c in columns if c not in categorical + continuous]
+        if unusable:
+            raise ValueError(f"columns {unusable} are not in both tables with the same kind")
+        return cls(centred_on_queries(queries, candidates, categorical, continuous), k)
+
+    def block(self, block: EncodedTable, start: int) -> tuple[np.ndarray, np.ndarray]:
+        q = self.query
+        return k_nearest_rows(*q.arguments(), block.codes, block.values, q.cat_columns, q.cont_columns, self.k, start)
+
+    @staticmethod
+    def combine(*parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The k nearest among several blocks' k nearest, sorted by (distance, row index); pads
+        (inf, -1) stay last, as every real distance is finite."""
+        distances = np.concatenate([d for d, _ in parts], axis=1)
+        rows = np.concatenate([r for _, r in parts], axis=1)
+        order = np.lexsort((rows, distances), axis=1)[:, : parts[0][0].shape[1]]
+        return np.take_along_axis(distances, order, axis=1), np.take_along_axis(rows, order, axis=1)
+
+
+def k_nearest(
+    queries: EncodedTable,
+    candidates: EncodedTable | PartitionedTable,
+    columns: Sequence[str],
+    k: int,
+    client=None,
+    split_every: int = SPLIT_EVERY,
+    shared_as: str | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The `k` candidate rows nearest to each query over `columns`: distances (q, k) float64 and row
+    indices (q, k) int64 into `candidates`, sorted by distance, equal distances by lower index.
+
+    With fewer than `k` candidate rows, the missing neighbours are index -1 at distance inf. An
+    `EncodedTable` is searched in process; a `PartitionedTable` through Dask (see
+    `alc_dask.neighbors.partitioned`), on `client` or on the default scheduler. `shared_as` names
+    the queries (the caller vouches that the same name means the same queries): evaluations running
+    the search at the same time on a cluster then get it computed once.
+    """
+    search = KNearestSearch.of(queries, candidates, columns, k)
+    shared = None if shared_as is None else (shared_as, tuple(columns), k)
+    return search_tables([(candidates, search)], client, split_every, shared)[0]
+
+
+@dataclass(frozen=True, eq=False)
+class ShuffledTable:
+    """A table searched with its rows in a seeded random order, so rows at equal distance rank at
+    random (yet reproducibly) instead of by row number; indices come back in the table's own numbering."""
+
+    table: EncodedTable
+    order: np.ndarray
+    shuffled: EncodedTable
+
+    @classmethod
+    def of(cls, table: EncodedTable, rng: np.random.Generator) -> ShuffledTable:
+        order = rng.permutation(table.n_rows)
+        return cls(table, order, table.rows(order))
+
+    def k_nearest(self, queries: EncodedTable, columns: Sequence[str], k: int) -> np.ndarray:
+        """Indices (q, k) of the k nearest rows, -1 where the table has fewer than k."""
+        _, found = k_nearest(queries, self.shuffled, columns, k)
+        return np.where(found >= 0, self.order[np.maximum(found, 0)], -1)

@@ -59,7 +59,7 @@ def test_partitions_on_a_cluster_give_the_same_curves(people):
     release = Release.load(people, [people])
     whole = anonymity_sets(release.original, QUASI, seed=3, repeats=3)
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
         Client(cluster, set_as_default=False) as client,
     ):
         parted = anonymity_sets(partition_table(release.original, 700, client=client), QUASI, seed=3, repeats=3, buckets=5)

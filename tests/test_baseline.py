@@ -1,6 +1,7 @@
 """Baseline models: the one-to-one predictor, model selection, control blocks."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from alc_dask import Release
@@ -54,6 +55,31 @@ def test_selection_of_unrelated_columns_is_near_the_majority_share(release):
     choice = select_model(X, y, layout, BaselineSettings(candidates=("majority", "logistic_regression"), trees=10))
     majority_share = np.bincount(y).max() / len(y)
     assert abs(choice.expected_prc - majority_share) < 0.1
+
+
+def test_logistic_regression_learns_from_numbers_near_the_largest_double():
+    """The secret is the sign of a number near ±1.7e308: the imputer's and scaler's sums overflowed,
+    every feature became NaN and the candidate could not be fitted at all."""
+    rng = np.random.default_rng(3)
+    huge = rng.choice([1.7e308, -1.7e308, 1e308, -5e307], 400) * rng.uniform(0.5, 1, 400)
+    table = pd.DataFrame({"huge": huge, "sign": np.where(huge > 0, "+", "-"), "noise": rng.integers(0, 3, 400)})
+    release = Release.load(table, [table], columns={"huge": "continuous"})
+    layout = FeatureLayout.of(release, ["huge", "noise"])
+    X, y = layout.matrix(release.original), release.true_codes("sign", release.original)
+    choice = select_model(X, y, layout, BaselineSettings(candidates=("majority", "logistic_regression"), trees=10))
+    assert choice.name == "logistic_regression" and choice.expected_prc > 0.95
+
+
+def test_ordinary_numbers_reach_the_linear_models_unchanged():
+    from alc_dask.baseline.zoo import PowerOfTwoScaler
+
+    X = np.array([[1.5, np.nan, -1e120], [2.0**399, np.nan, 7.0]])
+    scaled = PowerOfTwoScaler().fit(X).transform(X)
+    np.testing.assert_array_equal(scaled, X)  # nothing reaches 2^400: no change at all
+    X[0, 0] = 1.7e308
+    scaled = PowerOfTwoScaler().fit(X).transform(X)
+    assert np.abs(scaled[:, 0]).max() <= 2.0**400 and scaled[0, 0] / scaled[1, 0] == X[0, 0] / X[1, 0]
+    np.testing.assert_array_equal(scaled[:, 1:], X[:, 1:])
 
 
 def test_block_rows_never_train_their_own_model():

@@ -1,15 +1,19 @@
 """Identification at population scale: anonymity sets counted in one pass over partitions match a
 direct count, the family forecasts with the scaling law, and bad input is named."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
+from hypothesis import given
+from hypothesis import strategies as st
 
 from alc_dask.anonymity_sets import anonymity_sets
 from alc_dask.data import Release, ScenarioError
 from alc_dask.data.partitioned import partition_table
-from alc_dask.families.identification import Identification
+from alc_dask.families.identification import ALL_ALONE, Identification, forecast_interval
 from alc_dask.measure.pitman_yor import PitmanYor
 from alc_dask.report import summarize
 from alc_dask.synthetic import make_population
@@ -55,7 +59,7 @@ def test_partitions_on_a_cluster_give_the_same_curves(people):
     release = Release.load(people, [people])
     whole = anonymity_sets(release.original, QUASI, seed=3, repeats=3)
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
         Client(cluster, set_as_default=False) as client,
     ):
         parted = anonymity_sets(partition_table(release.original, 700, client=client), QUASI, seed=3, repeats=3, buckets=5)
@@ -145,7 +149,8 @@ def test_a_fit_that_does_not_converge_is_reported(people, monkeypatch):
 
 def test_population_forecasts_have_intervals_over_the_repeats(people):
     """κ, uniqueness and k-violations at the population: each repeat's curve fitted on its own, the
-    2.5-97.5th percentiles of their forecasts; the report shows them beside the point forecasts."""
+    spread of their forecasts (median to 2.5th and to 97.5th percentile) around the point forecast;
+    the report shows them beside the point forecasts."""
     from alc_dask.measure.scaling_fits import fit_correctness
 
     release = Release.load(people, [people])
@@ -157,10 +162,11 @@ def test_population_forecasts_have_intervals_over_the_repeats(people):
         ("uniqueness", lambda m: m.uniqueness(10**6)),
         ("k_violations", lambda m: m.k_violations(10**6, 3)),
     ):
-        values = [forecast(m) for m in models]
+        values, point = [forecast(m) for m in models], measures[f"{name}_population"]
         low, high = measures[f"{name}_population_low"], measures[f"{name}_population_high"]
-        assert (low, high) == pytest.approx((np.percentile(values, 2.5), np.percentile(values, 97.5)), rel=1e-9)
-        assert 0 < low < high < measures[f"{name}_table"]
+        below, middle, above = np.percentile(values, [2.5, 50, 97.5])
+        assert (low, high) == pytest.approx((point - (middle - below), point + (above - middle)), rel=1e-9)
+        assert 0 < low < point < high < measures[f"{name}_table"]
     row = {**measures, "status": "ok", "family": "identification", "release": "r", "scenario_id": "id-1"}
     section = summarize(pd.DataFrame([row])).section("Identification")
     exposure = section.tables["Uniqueness and k-anonymity violations, in the table and forecast at the population"].iloc[0]
@@ -171,14 +177,64 @@ def test_population_forecasts_have_intervals_over_the_repeats(people):
 
 def test_a_tail_lighter_than_geometric_is_pointed_out():
     """Few sets of even sizes (a finite population of sets): with γ kept at 0 or above the fit stops
-    at the bound and misses the table; the warning says so, and allowing γ < 0 fits it."""
+    at the bound and misses the table; the warning says so, and allowing γ < 0 fits it, though at
+    the bound −1, which the warning says too."""
     table = pd.DataFrame({"q": np.random.default_rng(0).integers(0, 300, 4000).astype(str), "other": "x"})
     release = Release.load(table, [table], columns={"q": "categorical"})
     bounded = Identification(quasi_identifiers=["q"], population=10**6).evaluate(release, seed=0).measures
     assert bounded["gamma"] == 0 and "gamma at its bound 0" in bounded["warning"] and "try allow_negative_gamma" in bounded["warning"]
     free = Identification(quasi_identifiers=["q"], population=10**6, allow_negative_gamma=True).evaluate(release, seed=0).measures
-    assert free["gamma"] < 0 and free["warning"] is None
+    assert free["gamma"] == pytest.approx(-1.0)
+    assert free["warning"] == f"gamma at its bound -1 (kappa at the table: fitted {free['kappa_table_fitted']:.3g}, measured {free['kappa_table']:.3g})"
     assert abs(free["kappa_table_fitted"] - free["kappa_table"]) < abs(bounded["kappa_table_fitted"] - bounded["kappa_table"])
+
+
+@pytest.fixture(scope="module")
+def probed():
+    """The table where the defects below were met."""
+    table = make_population(4000, seed=9)
+    return Release.load(table, [table])
+
+
+def test_a_fit_at_the_heaviest_tail_says_so(probed):
+    """Two columns of few values whose pooled fit runs to γ = 1, the other end of its range."""
+    measures = Identification(quasi_identifiers=["married", "condition"], population=10**6).evaluate(probed, seed=0).measures
+    assert measures["gamma"] == pytest.approx(1.0)
+    assert measures["warning"].startswith("gamma at its bound 1 (kappa at the table: fitted ")
+
+
+def test_a_table_unique_per_row_is_forecast_without_overflow():
+    """1e5 records, each alone on its quasi-identifier: κ(n) = 1 at every size, any large h fits and
+    the optimiser wanders to huge concentrations. The forecast is 1, without an OverflowError or an
+    overflow warning, and the warning says the fit is arbitrary."""
+    table = pd.DataFrame({"id": np.arange(100_000).astype(str), "other": "x"})
+    release = Release.load(table, [table], columns={"id": "categorical"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        measures = Identification(quasi_identifiers=["id"], population=10**7).evaluate(release, seed=2).measures
+    assert measures["kappa_table"] == 1.0 and measures["kappa_population"] == pytest.approx(1.0, abs=1e-9)
+    assert measures["kappa_population_low"] <= measures["kappa_population"] <= measures["kappa_population_high"]
+    assert ALL_ALONE in measures["warning"]
+
+
+@pytest.mark.parametrize("quasi", [["age", "income"], ["married", "condition"]])
+def test_every_forecast_lies_in_its_interval(probed, quasi):
+    """Quasi-identifier sets whose fit of all repeats forecast outside the spread of the repeats' own fits."""
+    measures = Identification(quasi_identifiers=quasi, population=10**6).evaluate(probed, seed=0).measures
+    for name in ("kappa", "uniqueness", "k_violations"):
+        assert measures[f"{name}_population_low"] <= measures[f"{name}_population"] <= measures[f"{name}_population_high"], name
+
+
+shares = st.floats(0.0, 1.0)
+
+
+@given(point=st.tuples(shares, shares, shares), forecasts=st.lists(st.tuples(shares, shares, shares), min_size=1, max_size=50))
+def test_the_interval_holds_its_point_and_the_repeats_spread(point, forecasts):
+    low, high = forecast_interval(point, forecasts)
+    below, middle, above = np.percentile(forecasts, [2.5, 50, 97.5], axis=0)
+    for i in range(3):
+        assert 0.0 <= low[i] <= point[i] <= high[i] <= 1.0
+        assert low[i] == max(0.0, point[i] - (middle[i] - below[i])) and high[i] == min(1.0, point[i] + (above[i] - middle[i]))
 
 
 def test_report_labels_tell_alike_evaluations_apart(people):

@@ -1,6 +1,8 @@
 """The Pitman–Yor scaling law of identification (seed 003): its vectors, its quantities against a
 simulation, the (h, γ) <-> (d, α) round trip, and the fits."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -91,6 +93,17 @@ def test_log_gamma_ratios_stay_exact_for_huge_arguments():
         assert log_gamma_ratio(z, m) == pytest.approx(gammaln(z + m) - gammaln(z), abs=1e-9)
     assert log_gamma_ratio(1e10, 0.5) == pytest.approx(0.5 * np.log(1e10), abs=1e-9)  # Γ(z+m)/Γ(z) → z^m
     assert inverse_digamma(np.array([-5.0, 0.0, 3.0])) == pytest.approx([0.21161420, 1.46163215, 20.58346303], rel=1e-6)
+
+
+def test_huge_concentrations_neither_overflow_nor_warn():
+    """A flat fit (every record alone in its set) walks to α beyond 1e77, where x**4 of a Python
+    float raised OverflowError: nearly everyone is then alone among any number of people."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for alpha in (1e80, 1e200, 1e300):
+            model = PitmanYor(0.0, alpha)
+            assert model.correctness(1e7) == pytest.approx(1.0) and model.uniqueness(np.array([10.0, 1e10])) == pytest.approx([1.0, 1.0])
+        assert PitmanYor(-1e200, 1e300).correctness(1e7) == pytest.approx(1.0)  # 1e100 equally likely sets
 
 
 def test_map_fit_recovers_a_simulated_profile():

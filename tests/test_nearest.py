@@ -181,7 +181,7 @@ def test_searches_of_the_same_queries_at_the_same_time_run_once():
     queries, candidates = random_tables(np.random.default_rng(5), 3000, 40_000)
     columns = ["x0", "c2", "x1", "c0"]
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
         distributed.Client(cluster) as client,
     ):
         table = partition_table(candidates, 10_000, client=client)

@@ -213,7 +213,14 @@ def test_jobs_on_a_cluster_measure_threat_and_alc_with_chains_on_separate_worker
     from alc_dask.jobs.load import load_job
     from alc_dask.results import read_predictions
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, scheduler_kwargs={"dashboard": False})
+    cluster = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+    )
     with cluster, Client(cluster) as client:
         scores = run_job(job_file(mondrian_release, GROUPED[name], name), client=client, progress=False)
     assert (scores["status"] == "ok").all(), scores["error"].tolist()

@@ -1,11 +1,18 @@
 """Singling out: predicates that isolate one record, the counting kernel, risks on leaky and safe releases."""
 
+import json
+import time
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
+from alc_dask.cli import EXIT_BAD_INPUT, main
 from alc_dask.data import Release, ScenarioError
-from alc_dask.families.singling_out import SinglingOut, multivariate_predicates, random_predicates, univariate_predicates
+from alc_dask.families.singling_out import MAX_ATTEMPTS, SinglingOut, multivariate_predicates, random_predicates, univariate_predicates
+from alc_dask.families.wp29 import MAX_ATTACKS
 from alc_dask.predicates import EQ, GE, IS_NULL, LE, LT, NE, NOT_NULL, Predicates, RowMatrix, count_matches
 from alc_dask.synthetic import make_population
 
@@ -108,10 +115,10 @@ def test_same_seed_same_result_other_seed_other_predicates(split_release):
 
 def test_too_few_attempts_are_reported_and_scored_on_what_was_made(split_release):
     members, others = split_release
-    result = SinglingOut(mode="multivariate", n_attacks=500, max_attempts=300).evaluate(release_of(members, others, members), seed=0).measures
+    result = SinglingOut(mode="multivariate", n_attacks=500, max_attempts=500).evaluate(release_of(members, others, members), seed=0).measures
     assert result["n_attacks"] < 500
     assert f"only {result['n_attacks']} of the 500 predicates" in result["warning"]
-    assert "in 300 attempts" in result["warning"]
+    assert "in 500 attempts" in result["warning"]
 
 
 def test_not_beating_the_baseline_is_flagged():
@@ -134,3 +141,48 @@ def test_bad_parameters_name_the_field(split_release):
         SinglingOut(n_colls=3)
     with pytest.raises(ValueError, match="mode"):
         SinglingOut(mode="bivariate")
+
+
+def singling_out_job(folder, **params) -> Path:
+    """A job file (JSON, where 1e9 is a number) of one singling-out scenario on a leaky release."""
+    members, others = make_population(600, seed=4), make_population(600, seed=5)
+    members.to_parquet(folder / "original.parquet")
+    members.to_parquet(folder / "leaky.parquet")
+    others.to_parquet(folder / "control.parquet")
+    job = {
+        "name": "so",
+        "release": {"original": "original.parquet", "anonymized": ["leaky.parquet"], "control": "control.parquet"},
+        "scenarios": [{"family": "singling_out", **params}],
+        "output": "out",
+    }
+    (folder / "job.json").write_text(json.dumps(job))
+    return folder / "job.json"
+
+
+@pytest.mark.parametrize(
+    "params, named",
+    [
+        ({"n_attacks": 1e9}, "scenarios[0].n_attacks: Input should be less than or equal to 1000000; got 1000000000"),
+        ({"n_attacks": 1e9, "mode": "univariate"}, "scenarios[0].n_attacks: Input should be less than or equal to 1000000; got 1000000000"),
+        ({"max_attempts": 10**12}, "scenarios[0].max_attempts: Input should be less than or equal to 100000000; got 1000000000000"),
+        ({"n_attacks": 500, "max_attempts": 300}, "max_attempts: 300 is fewer than n_attacks: 500"),
+    ],
+)
+def test_unbounded_work_is_refused_by_plan_at_once(tmp_path, params, named):
+    job = singling_out_job(tmp_path, **params)
+    CliRunner().invoke(main, ["plan", str(tmp_path / "absent.json")])  # the modules plan imports, loaded: timed below is the refusal
+    start = time.perf_counter()
+    result = CliRunner().invoke(main, ["plan", str(job)])
+    assert time.perf_counter() - start < 0.5
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    assert named in result.output
+
+
+def test_a_large_legitimate_n_attacks_is_planned_and_runs(tmp_path):
+    job = singling_out_job(tmp_path, n_attacks=MAX_ATTACKS, max_attempts=MAX_ATTEMPTS)
+    planned = CliRunner().invoke(main, ["plan", str(job)])
+    assert planned.exit_code == 0, planned.output
+    members, others = make_population(600, seed=4), make_population(600, seed=5)
+    result = SinglingOut(mode="univariate", n_attacks=20_000).evaluate(release_of(members, others, members), seed=0).measures
+    assert result["n_baseline_attacks"] == 20_000 and 0 < result["n_attacks"] < 20_000
+    assert f"only {result['n_attacks']} of the 20000 predicates asked for could be made" in result["warning"]

@@ -8,6 +8,7 @@ single-threaded: the engine runs many scenarios at once instead.
 from collections.abc import Callable
 
 import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.compose import ColumnTransformer
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.ensemble import ExtraTreesClassifier, HistGradientBoostingClassifier, RandomForestClassifier, RandomForestRegressor
@@ -45,13 +46,32 @@ def _hist_gradient_boosting(layout, trees, seed):
     return HistGradientBoostingClassifier(max_iter=500, early_stopping=True, categorical_features=native if native.any() else None, random_state=seed)
 
 
+class PowerOfTwoScaler(TransformerMixin, BaseEstimator):
+    """Each column divided by the power of two that brings its largest magnitude below 2^400.
+    Near the largest double, the sums of the imputer and of ``StandardScaler`` overflow and every
+    value becomes NaN; dividing by a power of two only changes exponents, so it is exact, and a
+    column of ordinary numbers is left as it is."""
+
+    LARGEST_EXPONENT = 400
+    """Squares of 2^400 summed over 2^200 rows stay finite."""
+
+    def fit(self, X, y=None):
+        largest = np.fmax.reduce(np.abs(X), axis=0, initial=0.0)  # fmax passes over missing values
+        self.shift_ = np.maximum(np.frexp(largest)[1] - self.LARGEST_EXPONENT, 0)
+        return self
+
+    def transform(self, X):
+        return np.ldexp(X, -self.shift_)
+
+
 def _encoding(layout) -> ColumnTransformer:
     """One-hot categories, imputed and scaled numbers: what the linear models see."""
     categorical = layout.categorical
+    numbers = make_pipeline(PowerOfTwoScaler(), SimpleImputer(strategy="median", add_indicator=True), StandardScaler())
     return ColumnTransformer(
         [
             ("categories", OneHotEncoder(handle_unknown="ignore", min_frequency=5), np.flatnonzero(categorical)),
-            ("numbers", make_pipeline(SimpleImputer(strategy="median", add_indicator=True), StandardScaler()), np.flatnonzero(~categorical)),
+            ("numbers", numbers, np.flatnonzero(~categorical)),
         ]
     )
 

@@ -5,8 +5,9 @@ The original table's anonymity sets on the quasi-identifiers are measured at siz
 table's on nested random subsamples (``alc_dask.anonymity_sets``, one pass over the partitions),
 the Pitman–Yor scaling law is fitted to them (``measure.scaling_fits``: to the κ(n) points, or to
 the table's frequency profile), and correctness, uniqueness and k-anonymity violations are
-forecast at the population size. Each repeat of the subsampling is fitted on its own; the spread of
-their forecasts is the interval of each of the three.
+forecast at the population size. The forecasts come from the fit of every repeat's points; each
+repeat of the subsampling is also fitted on its own, and the spread of their forecasts, carried to
+the forecast, is its interval.
 """
 
 from __future__ import annotations
@@ -93,14 +94,11 @@ class Identification(EvaluationFamily):
         else:
             fit = fit_correctness(*curves.points(), p.allow_negative_gamma)
             repeat_fits = [fit_correctness(*curves.points(r), p.allow_negative_gamma) for r in range(p.repeats)] if p.repeats > 1 else []
-        n_rows, model, warnings = release.original.n_rows, fit.model, []
-        if not fit.converged:
-            warnings.append(f"the {fit.method} fit did not converge ({fit.message}): its forecast is uncertain")
-        if model is not None and not p.allow_negative_gamma and model.gamma < 1e-6:
-            fitted, measured = model.correctness(n_rows), curves.correctness[:, -1].mean()
-            warnings.append(f"gamma at its bound 0 (kappa at the table: fitted {fitted:.3g}, measured {measured:.3g}); try allow_negative_gamma")
-        forecast, unique, violations = _at_population(model, p.population, p.k)
-        low, high = _interval([_at_population(f.model, p.population, p.k) for f in repeat_fits if f.model is not None])
+        n_rows, model = release.original.n_rows, fit.model
+        point = _at_population(model, p.population, p.k)
+        forecast, unique, violations = point
+        low, high = forecast_interval(point, [_at_population(f.model, p.population, p.k) for f in repeat_fits if f.model is not None])
+        warnings = _fit_warnings(fit, n_rows, float(curves.correctness[:, -1].mean()))
         return Evaluation(
             {
                 "quasi_identifiers": json.dumps(list(p.quasi_identifiers)),
@@ -132,6 +130,26 @@ class Identification(EvaluationFamily):
         )
 
 
+ALL_ALONE = (
+    "every record of the table is alone in its set: any h large enough fits, so h and gamma are arbitrary"
+    " and the forecasts are the most exposed the table allows"
+)
+
+
+def _fit_warnings(fit, n_rows: int, measured: float) -> list[str]:
+    """What makes the fit's forecast doubtful: no convergence, a table with no set of two to learn
+    the law's tail from, a parameter stopped at a bound of its range (with how well the table is met)."""
+    warnings = [] if fit.converged else [f"the {fit.method} fit did not converge ({fit.message}): its forecast is uncertain"]
+    if measured == 1.0:
+        warnings.append(ALL_ALONE)
+    if fit.model is not None:
+        fitted = fit.model.correctness(n_rows)
+        for bound in fit.bounds:
+            hint = "; try allow_negative_gamma" if bound == "gamma at its bound 0" else ""
+            warnings.append(f"{bound} (kappa at the table: fitted {fitted:.3g}, measured {measured:.3g}){hint}")
+    return warnings
+
+
 def _at_population(model, population: int, k: int) -> tuple[float, float, float]:
     """Correctness, uniqueness and the share in sets below ``k`` that ``model`` forecasts (NaN without a model)."""
     if model is None:
@@ -139,9 +157,14 @@ def _at_population(model, population: int, k: int) -> tuple[float, float, float]
     return float(model.correctness(population)), float(model.uniqueness(population)), float(model.k_violations(population, k))
 
 
-def _interval(forecasts: list[tuple[float, float, float]]) -> tuple[list[float], list[float]]:
-    """Per measure, the 2.5th and 97.5th percentiles of the repeats' forecasts; NaN without repeats
-    (MAP fits the whole table's profile once, so it has no spread)."""
+def forecast_interval(point: tuple[float, ...], forecasts: list[tuple[float, ...]]) -> tuple[list[float], list[float]]:
+    """Per measure (a share, within [0, 1]), the interval of the ``point`` forecast: the repeats'
+    forecasts from their median down to their 2.5th and up to their 97.5th percentile, carried to the
+    point, so the point lies in its interval by construction. The repeats tell how far a forecast
+    moves with the subsample; the point, fitted to all their measurements, where it lies (a
+    percentile interval of the repeats alone may miss it: a fit is not linear in its points).
+    NaN without repeats (MAP fits the whole table's profile once, so it has no spread)."""
     if not forecasts:
-        return [np.nan] * 3, [np.nan] * 3
-    return np.percentile(forecasts, 2.5, axis=0).tolist(), np.percentile(forecasts, 97.5, axis=0).tolist()
+        return [np.nan] * len(point), [np.nan] * len(point)
+    low, middle, high = np.percentile(forecasts, [2.5, 50.0, 97.5], axis=0)
+    return np.clip(np.subtract(point, middle - low), 0.0, 1.0).tolist(), np.clip(np.add(point, high - middle), 0.0, 1.0).tolist()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import whole
@@ -28,14 +28,24 @@ from alc_dask.seeds import stream
 BATCH = 1000
 """Multivariate predicates made and checked at a time."""
 
+MAX_ATTEMPTS = 100_000_000
+"""The most multivariate predicates a job may have tried: a few microseconds each, so a release
+that resists the search costs minutes, not days."""
+
 
 class SinglingOutParams(Wp29Params):
     mode: Literal["univariate", "multivariate"] = "multivariate"
     n_cols: Annotated[int, Field(ge=1)] = 3
-    max_attempts: Annotated[int, Field(ge=1)] = 10_000_000
+    max_attempts: Annotated[int, Field(ge=1, le=MAX_ATTEMPTS)] = 10_000_000
     """Multivariate predicates tried at most, so a release that resists never hangs the job."""
     columns: ChosenColumns | None = None
     """Columns predicates may use; default: every column of the attacked anonymized table."""
+
+    @model_validator(mode="after")
+    def _attempts_cover_attacks(self):
+        if self.mode == "multivariate" and self.max_attempts < self.n_attacks:
+            raise ValueError(f"max_attempts: {self.max_attempts} is fewer than n_attacks: {self.n_attacks}; each attempt makes one predicate at most")
+        return self
 
 
 class SinglingOut(EvaluationFamily):

@@ -43,6 +43,10 @@ WP29_FIELDS = (
 NOT_MEANINGFUL = "the attack does not beat the random baseline: the risk is not meaningful"
 CONTROL_ALWAYS_SUCCEEDS = "the attack succeeds on every control record: no residual risk can be measured"
 
+MAX_ATTACKS = 1_000_000
+"""The most attacks a job may ask for: the work (the random baseline's above all) grows with what
+is asked, whatever the table, while the rates' intervals are already about ±0.1 % wide here."""
+
 
 def _some(columns: tuple[str, ...]) -> tuple[str, ...]:
     if not columns:
@@ -58,7 +62,7 @@ rather than read as every column: it is a list emptied by mistake, not a choice.
 class Wp29Params(FamilyParams):
     """Parameters every WP29 evaluator takes."""
 
-    n_attacks: Annotated[int, Field(ge=1)] = 500
+    n_attacks: Annotated[int, Field(ge=1, le=MAX_ATTACKS)] = 500
     table: Annotated[int, Field(ge=0)] = 0
     """Which anonymized table of the release is attacked (its position in ``release.anonymized``)."""
     confidence_level: Annotated[float, Field(gt=0, lt=1)] = 0.95

@@ -50,24 +50,26 @@ def _excess(z, m):
     Bernoulli-polynomial series of the difference, exact relative to its own size; below, the
     difference of Stirling's series."""
     z, m = np.asarray(z, dtype=float), np.asarray(m, dtype=float)
-    series = m * (m - 1.0) / (2.0 * z) - m * (m - 0.5) * (m - 1.0) / (6.0 * z**2) + (m * (m - 1.0)) ** 2 / (12.0 * z**3)
+    inverse = 1.0 / z  # powers of 1/z fade to 0 where powers of z would overflow
+    series = m * (m - 1.0) / 2.0 * inverse - m * (m - 0.5) * (m - 1.0) / 6.0 * inverse**2 + (m * (m - 1.0)) ** 2 / 12.0 * inverse**3
     stirling = (z + m - 0.5) * np.log1p(m / z) - m + _series(z + m) - _series(z)
     return np.where(z >= 1e3, series, stirling)
 
 
 def _series(x):
-    with np.errstate(over="ignore"):  # x**5 overflows past 1e61: its term is 0 there
-        return 1.0 / (12.0 * x) - 1.0 / (360.0 * x**3) + 1.0 / (1260.0 * x**5)
+    inverse = 1.0 / np.asarray(x, dtype=float)  # x**5 would overflow past 1e61; 1/x**5 fades to 0
+    return inverse / 12.0 - inverse**3 / 360.0 + inverse**5 / 1260.0
 
 
 def digamma_difference(x: float, n):
     """``ψ(x + n) − ψ(x)``, exact also when x is huge and n small (where two digammas near ln x
-    would cancel): from the asymptotic series of ψ, each term's difference taken in closed form."""
+    would cancel): from the asymptotic series of ψ, each term's difference taken in closed form, in
+    powers of 1/x and 1/(x+n), which fade to 0 where powers of a huge x would overflow."""
     n = np.asarray(n, dtype=float)
     if x < 1e3:
         return digamma(x + n) - digamma(x)
-    y = x + n
-    return np.log1p(n / x) + n / (2.0 * x * y) + n * (x + y) / (12.0 * x**2 * y**2) + (1.0 / y**4 - 1.0 / x**4) / 120.0
+    over_x, over_y = 1.0 / np.asarray(x, dtype=float), 1.0 / (x + n)
+    return np.log1p(n * over_x) + n / 2.0 * over_x * over_y + n / 12.0 * over_x * over_y * (over_x + over_y) + (over_y**4 - over_x**4) / 120.0
 
 
 def inverse_digamma(y, iterations: int = 8):

@@ -10,8 +10,9 @@
   POL: κ(n) = a L³ + b L² + c L + 1 with L = log10 n. Each is 1 at n = 1 and fitted to the same
   κ(n) points with the same weights.
 
-A fit that does not converge says so (``converged`` False and the optimiser's message); its figures
-are still given, never silently replaced.
+A fit that does not converge says so (``converged`` False and the optimiser's message), and so does
+a fit that stops at a bound of its parameters (``bounds``): its figures are still given, never
+silently replaced.
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ from scipy.optimize import minimize
 from scipy.special import gammaln
 
 from alc_dask.measure.pitman_yor import PitmanYor, log_gamma_ratio
+
+H_LOWEST, GAMMA_HIGHEST = 1e-6, 1.0 - 1e-9
+"""The fits' bounds besides γ's lowest (0, or −1 when asked): h > 0 nats, γ < 1."""
+AT_BOUND = 1e-6
+"""How near a bound a fitted parameter is said to be at it."""
 
 START = (12.0, 0.26)
 OTHER_STARTS = ((3.0, 0.26), (1.0, 0.9), (12.0, 0.9), (25.0, 0.5))
@@ -38,6 +44,8 @@ class Fit:
     model: object
     converged: bool
     message: str
+    bounds: tuple[str, ...] = ()
+    """The parameters that ended at a bound of their range, as "gamma at its bound -1"."""
 
     def correctness(self, n):
         return self.model.correctness(n)
@@ -55,9 +63,7 @@ def fit_correctness(n, kappa, allow_negative_gamma: bool = False, start=START) -
             return 1e6
         return float(np.sum(weights * (model.correctness(n) - kappa) ** 2))
 
-    result = _best_of_starts(loss, start, low, fatol=1e-12)
-    model = _model(*result.x, low)
-    return Fit("PYC-MB", model, bool(result.success and model is not None), str(result.message))
+    return _pitman_yor_fit("PYC-MB", _best_of_starts(loss, start, low, fatol=1e-12), low)
 
 
 def fit_profile(set_sizes, set_counts, allow_negative_gamma: bool = False, start=START) -> Fit:
@@ -71,9 +77,19 @@ def fit_profile(set_sizes, set_counts, allow_negative_gamma: bool = False, start
         model = _model(*params, low)
         return 1e300 if model is None else -partition_log_likelihood(model, sizes, counts)
 
-    result = _best_of_starts(negative_log_likelihood, start, low, fatol=1e-9)
-    model = _model(*result.x, low)
-    return Fit("MAP", model, bool(result.success and model is not None), str(result.message))
+    return _pitman_yor_fit("MAP", _best_of_starts(negative_log_likelihood, start, low, fatol=1e-9), low)
+
+
+def _pitman_yor_fit(method: str, result, low: float) -> Fit:
+    """The Pitman–Yor model at the optimiser's (h, γ), whether it converged, and the bounds it stopped at."""
+    h, gamma = result.x
+    model = _model(h, gamma, low)
+    bounds = [
+        f"{name} at its bound {bound:g}"
+        for name, value, bound in (("h", h, H_LOWEST), ("gamma", gamma, low), ("gamma", gamma, GAMMA_HIGHEST))
+        if abs(value - bound) < AT_BOUND
+    ]
+    return Fit(method, model, bool(result.success and model is not None), str(result.message), tuple(bounds))
 
 
 def partition_log_likelihood(model: PitmanYor, sizes: np.ndarray, counts: np.ndarray) -> float:
@@ -96,7 +112,7 @@ def partition_log_likelihood(model: PitmanYor, sizes: np.ndarray, counts: np.nda
 
 def _best_of_starts(objective, start, low: float, fatol: float):
     """Bounded Nelder–Mead from ``start`` and ``OTHER_STARTS``; the result of lowest objective."""
-    bounds = [(1e-6, None), (low, 1.0 - 1e-9)]
+    bounds = [(H_LOWEST, None), (low, GAMMA_HIGHEST)]
     results = [
         minimize(objective, np.asarray(point, dtype=float), method="Nelder-Mead", bounds=bounds, options={"xatol": 1e-8, "fatol": fatol, "maxiter": 4000})
         for point in (start, *OTHER_STARTS)

@@ -48,8 +48,9 @@ def _columns_of(family: str) -> set[str]:
 
 
 def with_family(scores: pd.DataFrame) -> pd.DataFrame:
-    """``scores`` with a ``family`` in every row: results written before families existed are ALC's."""
-    family = scores["family"].fillna(DEFAULT_FAMILY) if "family" in scores else DEFAULT_FAMILY
+    """``scores`` with a ``family`` in every row: results written before families existed are ALC's.
+    The column is text even when every value is missing (a column of nulls reads as numbers)."""
+    family = scores["family"].astype("str").fillna(DEFAULT_FAMILY) if "family" in scores else DEFAULT_FAMILY
     return scores.assign(family=family)
 
 

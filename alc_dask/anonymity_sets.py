@@ -1,5 +1,5 @@
 """Anonymity sets of a table on quasi-identifier columns, measured at many population sizes in one
-pass over its partitions (seed 003): correctness κ(n) (sets over records), uniqueness, and the
+pass over its partitions (Rocher et al. 2025): correctness κ(n) (sets over records), uniqueness, and the
 frequency profile of set sizes.
 
 Nested random subsamples without a shuffle: each row gets a seeded random priority u in [0, 1) (a

@@ -65,8 +65,8 @@ CHAIN = {"iterations": 20_000, "burn_in": 10_000, "thin": 20, "chains": 2}
 
 
 def k_anonymous_job() -> dict:
-    """The 5-anonymous, 5-diverse release of the occupation: seed 002's relative threat, and the ALC
-    of its Bayesian attacker against the ML baseline."""
+    """The 5-anonymous, 5-diverse release of the occupation: its relative threat (Boreale et al.
+    2020), and the ALC of its Bayesian attacker against the ML baseline."""
     return {
         "name": "demo-k5",
         "release": {

@@ -1,4 +1,4 @@
-"""Numba kernels of the Bayesian model of group-anonymized tables (seed 002 §III, §V).
+"""Numba kernels of the Bayesian model of group-anonymized tables (Boreale et al. 2020, §III, §V).
 
 Parameters are laid out flat: the quasi-identifiers' values side by side on one axis of
 ``V = sum of the domain sizes`` (attribute ``a`` holds ``offsets[a]:offsets[a + 1]``), so

@@ -1,5 +1,5 @@
 """What the learner, the attacker and the random-worlds reasoner believe about each victim of a
-group-anonymized release (seed 002 §III, §V), estimated by the chains of ``alc_dask.gibbs_kernels``.
+group-anonymized release (Boreale et al. 2020, §III, §V), estimated by the chains of ``alc_dask.gibbs_kernels``.
 
 ``sample_chains`` runs the chains (each on its own Dask worker when called from a task, one after
 the other otherwise); ``Posterior.build`` turns their draws into, per distinct quasi-identifier

@@ -1,4 +1,4 @@
-"""The paper's Table 2 and Figure 7: our approach against the prior one, key by key (spec §9).
+"""Table 2 and Figure 7 of Francis & Wagner 2025 (§6.1–6.2): our approach against the prior one, key by key.
 
 A key is a (secret column, known columns) pair. "ours" is its best ALC over the best-base versus
 best-attack measures; "no recall" its best ALC with the attack at recall 1 (same baseline);

@@ -1,7 +1,7 @@
 """Swap anonymization: a share of each column's values exchanged between random pairs of rows.
 
-Used by the prior approach's baseline (spec §8) and to make test releases. Each column is swapped
-independently, so rows keep realistic values while links between columns break.
+Used by the prior approach's baseline (Francis & Wagner 2025, §6) and to make test releases. Each
+column is swapped independently, so rows keep realistic values while links between columns break.
 """
 
 from dataclasses import replace

@@ -1,4 +1,4 @@
-"""The Bayesian attack on a group-anonymized release (seed 002) as an attack of the ALC family.
+"""The Bayesian attack on a group-anonymized release (Boreale et al. 2020) as an attack of the ALC family.
 
 The attacker knows the target is one of the release's people and knows their quasi-identifiers; it
 guesses the most probable sensitive value under p_A (Lemma 1), with p_A of that value as the

@@ -1,10 +1,10 @@
-"""The best row match attack (spec §7, §5.2 of the paper).
+"""The best row match attack (Francis & Wagner 2025, §5.2, eq. 9).
 
 A target's matches are the rows, over every anonymized table holding the secret and at least one
 known column, at the minimum Gower distance on the known columns (known columns a table lacks
-count 0.5 each; see `alc_dask.neighbors.best_match` for the reference's rounding). The prediction is the modal
-secret among the matches and the confidence `(1 - d_min) * (modal count / matches)`, rounded to 3
-decimals.
+count 0.5 each, as in the reference implementation, where the paper's text counts 1; see
+`alc_dask.neighbors.best_match` for the reference's rounding). The prediction is the modal secret
+among the matches and the confidence `(1 - d_min) * (modal count / matches)`, rounded to 3 decimals.
 
 When several values are modal, the one more frequent in the searched anonymized tables wins, and
 among equally frequent ones a draw seeded by the target's row (and the secret's name): the same

@@ -2,7 +2,7 @@
 
 A target must never be in the training data of its own baseline prediction, yet retraining for
 every target would be far too slow; holding out a block of targets and retraining per block keeps
-both (spec §5).
+both (Francis & Wagner 2025, §3.4 and §5).
 """
 
 import numpy as np

@@ -1,13 +1,14 @@
-"""Dependent records (seed 000 §3.7, seed 001 §4.6): a non-member baseline is too high when a target
-has a near copy among the members it is trained on (twins, a household, a record entered twice).
+"""Dependent records (Francis & Wagner 2025, §3.7; Francis & Wagner 2024, §4.6): a non-member
+baseline is too high when a target has a near copy among the members it is trained on (twins, a
+household, a record entered twice).
 
 Two tools. The replication stress test copies a share of the original's rows several times, holds
 out random targets of the copied table as the baseline does, and measures how much each candidate
 model's precision moves: a model that memorises rows gains from the copies, a regularised one
-should not (seed 001 Figure 6). The near-duplicate diagnostic asks, for sampled records, how much
-closer their closest other record is than the next one; a record with one markedly closer
-neighbour may have a dependent twin, which the ML baseline can leave out of its training rows
-(``BaselineSettings.near_duplicate_ratio``).
+should not (Francis & Wagner 2024, Figure 6; Francis & Wagner 2025, Figure 3). The near-duplicate
+diagnostic asks, for sampled records, how much closer their closest other record is than the next
+one; a record with one markedly closer neighbour may have a dependent twin, which the ML baseline
+can leave out of its training rows (``BaselineSettings.near_duplicate_ratio``).
 """
 
 from __future__ import annotations

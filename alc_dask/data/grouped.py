@@ -1,4 +1,4 @@
-"""`GroupedTable`: a group-anonymized release (seed 002 §II), encoded for the Bayesian attack.
+"""`GroupedTable`: a group-anonymized release (Boreale et al. 2020, §II), encoded for the Bayesian attack.
 
 Two schemes share one layout. Rows are the released rows, sorted by group (`group_offsets[i]` to
 `group_offsets[i + 1]` are group i's), each with its sensitive value (codes into
@@ -7,7 +7,7 @@ Two schemes share one layout. Rows are the released rows, sorted by group (`grou
 - ``generalized`` (k-anonymity, ℓ-diversity; a horizontal scheme): ``qi[j, a]`` is the id of the
   row's generalized cell for quasi-identifier ``a``; the cell covers the domain codes
   ``cell_values[a][cell_offsets[a][c]:cell_offsets[a][c + 1]]`` (sorted). A row's hidden value is any
-  tuple of the product of its cells (assumption (33) of the seed).
+  tuple of the product of its cells (Boreale et al.'s assumption (33)).
 - ``anatomy`` (a vertical scheme): ``qi[j]`` is a tuple of domain codes of the group's
   quasi-identifier table; which of the group's tuples belongs to which sensitive value is hidden
   (any permutation within the group, (34)). ``cell_offsets`` and ``cell_values`` are empty.

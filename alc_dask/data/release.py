@@ -164,7 +164,7 @@ class Release:
         return tuple(t for t in self.anonymized if wanted <= set(t.columns))
 
     def usable_tables(self, secret: str, known: Sequence[str]) -> tuple:
-        """Anonymized tables that hold the secret and at least one known column (spec §7).
+        """Anonymized tables that hold the secret and at least one known column (Francis & Wagner 2025, §5.2).
 
         Raises `ScenarioError` when the scenario cannot be attacked at all: an unknown column, no
         known column, the secret among the known columns, the secret in no anonymized table, or

@@ -1,4 +1,4 @@
-"""Identification at population scale (seed 003): if someone matches these quasi-identifiers
+"""Identification at population scale (Rocher et al. 2025): if someone matches these quasi-identifiers
 against a whole population, how many would be identified correctly?
 
 The original table's anonymity sets on the quasi-identifiers are measured at sizes from 1 to the

@@ -1,4 +1,4 @@
-"""Inference (Anonymeter's evaluator, seed 004): can the release be used to infer a person's secret
+"""Inference (Anonymeter's evaluator, Giomi et al. 2023): can the release be used to infer a person's secret
 from other attributes they are known to have?
 
 The guess for a target is the secret of its nearest anonymized row on the auxiliary columns. A

@@ -1,4 +1,4 @@
-"""Linkability (Anonymeter's evaluator, seed 004): can the release link two datasets that each hold
+"""Linkability (Anonymeter's evaluator, Giomi et al. 2023): can the release link two datasets that each hold
 part of a person's attributes?
 
 The attacker's auxiliary columns are split into two disjoint halves. For a target record, each half

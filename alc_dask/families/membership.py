@@ -1,4 +1,5 @@
-"""Membership inference (seed 001 §5): can the release tell who is in the data, at a realistic base rate?
+"""Membership inference (Francis & Wagner 2024, §5): can the release tell who is in the data, at a
+realistic base rate?
 
 Members are records of the original table (those the release was made from), non-members records of
 the control table (kept out of it). An attack scores every record; the scores' ROC gives the

@@ -1,4 +1,4 @@
-"""Relative privacy threat of a group-anonymized release (seed 002): what does a k-anonymous or
+"""Relative privacy threat of a group-anonymized release (Boreale et al. 2020): what does a k-anonymous or
 Anatomy table tell an attacker about a person known to be in it, beyond what it teaches anyone
 about the population?
 

@@ -1,4 +1,4 @@
-"""Singling out (Anonymeter's evaluator, seed 004): can the release be used to write a predicate
+"""Singling out (Anonymeter's evaluator, Giomi et al. 2023): can the release be used to write a predicate
 that isolates exactly one person of the original data?
 
 Predicates are made from the anonymized table, each isolating one of its distinct rows:

@@ -43,7 +43,7 @@ HIERARCHIES = "release.grouped.hierarchies"
 
 
 class GroupedSpec(Strict):
-    """A group-anonymized release (seed 002): a ``generalized`` table (k-anonymity, ℓ-diversity:
+    """A group-anonymized release (Boreale et al. 2020, §II): a ``generalized`` table (k-anonymity, ℓ-diversity:
     generalized quasi-identifier cells, the sensitive value in clear; groups by ``group`` or by
     alike cells), or ``anatomy``: a quasi-identifier ``table`` and a ``sensitive_table`` joined by
     ``group`` (with ``count`` per sensitive value, or one row each). ``hierarchies`` (ARX's CSV

@@ -109,7 +109,7 @@ class ScenarioRun:
             raise ScenarioError(f"the attack predicts no numbers: it cannot score secret {self.secret!r} within a tolerance")
         self._pending = None
         abstained = np.asarray(attack.abstained, dtype=bool)
-        predicted = np.where(abstained, base_predicted, self.scoring.predicted(attack))  # spec §5: abstain = baseline's guess, confidence 0
+        predicted = np.where(abstained, base_predicted, self.scoring.predicted(attack))  # Francis & Wagner 2025, §5: abstain = baseline's guess, confidence 0
         confidence = np.where(abstained, 0.0, attack.confidence)
         if self.mode is BaselineMode.PRIOR:
             confidence = base_confidence = np.ones(len(rows))

@@ -2,8 +2,9 @@
 precision improvement at matched coverage, Anonymeter's privacy risks, and membership inference at
 realistic base rates.
 
-Pure numpy, no I/O. ``shared/spec/alc-measure.md`` (the project's measure contract) defines
-every formula here.
+Pure numpy, no I/O. Each module cites the paper its formulas come from; where the ALC paper
+(Francis & Wagner 2025) leaves a detail open, the reference implementation (anonymity-loss-coefficient
+1.0.32) decides, or the module says the rule is the project's own.
 """
 
 from alc_dask.measure._checks import SettingError

@@ -1,9 +1,10 @@
-"""The best PRC over the rank-score cuts of a set of predictions (spec §3).
+"""The best PRC over the rank-score cuts of a set of predictions (Francis & Wagner 2025, §3.4–3.6).
 
 An attacker who ranks predictions by confidence may keep only the top ones: every cut of the
 ranking trades recall for precision. The best admissible cut measures what the attacker (or the
 baseline) can achieve. Cuts fall only between distinct confidence values, so predictions of equal
-confidence are kept or dropped together. Sorting once and cumulating makes every cut O(1):
+confidence are kept or dropped together (the project's rule, after §3.4's "at or above the threshold";
+the reference implementation splits tie groups). Sorting once and cumulating makes every cut O(1):
 O(n log n) in all, instead of re-counting each prefix.
 """
 
@@ -80,7 +81,7 @@ def best_prc(
 
     ``correct[i]`` says whether attempt ``i`` was right, ``confidence[i]`` is its rank score.
     ``recall_scale`` multiplies recall (``T_pre / T_all`` for pre-targeted recall relative to the
-    population, spec §1). Among cuts with equal PRC the one keeping fewest predictions wins.
+    population, Francis & Wagner 2025, §3.5, eq. 4). Among cuts with equal PRC the one keeping fewest predictions wins.
     """
     hits, conf = _validated(correct, confidence)
     if not 0.0 < recall_scale <= 1.0:

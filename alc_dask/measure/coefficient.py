@@ -1,4 +1,8 @@
-"""The precision-recall coefficient (PRC) and the Anonymity Loss Coefficient (ALC), spec §2."""
+"""The precision-recall coefficient (PRC) and the Anonymity Loss Coefficient (ALC).
+
+Francis & Wagner 2025, §4.1 (eq. 6) and §4.2 (eq. 8, the relative ALC; eq. 7, the absolute one, is
+mixed in by ``abs_weight``).
+"""
 
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""When to stop attacking: the halting rules of spec §4 as a small state machine.
+"""When to stop attacking: the reference implementation's halting rules as a small state machine
+(Francis & Wagner 2025, §5.1, give their idea; the reference's thresholds are the defaults).
 
 Attacks are expensive, so a scenario stops as soon as its ALC is known well enough: at once when
 even loose intervals put it far from the decision thresholds, or when neither the base nor the

@@ -1,4 +1,4 @@
-"""Precision improvement at matched coverage (seed 001 §4.3, eq. 6).
+"""Precision improvement at matched coverage (Francis & Wagner 2024, §4.3, eq. 6).
 
 The ALC compares the attack's best precision-recall point with the baseline's best, each chosen on
 its own. Precision improvement instead holds coverage equal: the baseline's precision is measured on
@@ -8,7 +8,7 @@ takes. A release is vulnerable only if the attack's precision *and* coverage exc
 a baseline that is as precise on at least as many targets (at any of its own confidence cuts) makes
 the attack no vulnerability, however precise.
 
-Precisions are Wilson midpoints (as the ALC's are, spec §1), so with coverage 1 and equal
+Precisions are Wilson midpoints (as the ALC's are: Francis & Wagner 2025, §3.5), so with coverage 1 and equal
 coverages PI is the ALC's relative form.
 """
 

@@ -1,4 +1,7 @@
-"""Wilson score interval of a measured precision (spec §1)."""
+"""Wilson score interval of a measured precision.
+
+Its midpoint is the "probabilistic precision" that PRC and ALC use (Francis & Wagner 2025, §3.5, eq. 2).
+"""
 
 from statistics import NormalDist
 

@@ -1,4 +1,4 @@
-"""Membership inference at realistic base rates (seed 001 §5), as pure functions of attack scores.
+"""Membership inference at realistic base rates (Francis & Wagner 2024, §5), as pure functions of attack scores.
 
 Almost every membership attack is reported on as many members as non-members, which overstates it:
 a real attacker meets far more non-members. An ROC (true and false positive rates at every
@@ -12,7 +12,7 @@ recomputed later at another skew or confidence level. Rates measured on few reco
 at face value where it matters: a point with no false positive among N non-members does not prove a
 false positive rate of 0, only one below about 3/N. So the best precision at a skew is chosen by its
 lower confidence bound (a bound that holds for all the curve's points at once), and precisions are computed from the Wilson midpoints of TPR and FPR (as the
-ALC's "probabilistic precision" is; spec §1), which keep such a point's precision where the data
+ALC's "probabilistic precision" is; Francis & Wagner 2025, §3.5), which keep such a point's precision where the data
 can support it.
 """
 
@@ -28,7 +28,7 @@ from alc_dask.measure.interval import wilson_interval
 from alc_dask.shown import shown
 
 DEFAULT_SKEWS = ("1:1", "1:2", "1:5", "1:10", "1:50", "1:100", "1:1000")
-"""The grid every membership evaluation reports (seed 001 recommends such a common set)."""
+"""The grid every membership evaluation reports (Francis & Wagner 2024, §5, recommend a common set of skews)."""
 FPR_TARGETS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
 RECALLS = (0.001, 0.01, 0.1, 0.5)
 """Recalls at which precision is reported besides the best one."""

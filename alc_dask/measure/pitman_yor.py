@@ -1,4 +1,4 @@
-"""Identification at population scale (seed 003): anonymity sets as a Pitman–Yor process.
+"""Identification at population scale (Rocher et al. 2025): anonymity sets as a Pitman–Yor process.
 
 People are drawn from a population whose records fall into anonymity sets (records sharing their
 quasi-identifiers). Correctness κ(n) is the expected share of people a matching attack identifies
@@ -12,8 +12,8 @@ With set frequencies π ~ PY(d, α) (discount d, concentration α):
 
 The model is also written with two readable parameters: the expected Shannon entropy of π in nats,
 ``h = ψ(α+1) − ψ(1−d)``, and the tail complexity ``γ = (ψ(1) − ψ(1−d)) / h`` (0: a geometric tail,
-1: a heavy one; negative γ, a negative discount, is a finite population of sets). Seed 003's web
-fingerprints, h = 41.54 and γ = 0.68, give κ ≈ 0.75 among 4e9 devices only with h in nats.
+1: a heavy one; negative γ, a negative discount, is a finite population of sets). Rocher et al.'s web
+fingerprints (Results), h = 41.54 and γ = 0.68, give κ ≈ 0.75 among 4e9 devices only with h in nats.
 
 Gamma-function ratios are taken as differences of log-gammas written so that they stay exact to
 ~1e-12 for arguments up to 1e10 and beyond (Stirling's series of a difference, not a difference of

@@ -1,4 +1,5 @@
-"""Anonymeter's risk measures (seed 004), as pure functions of attack counts.
+"""Anonymeter's risk measures (Giomi et al. 2023), as pure functions of attack counts; their names
+and output follow Anonymeter's documentation.
 
 Each evaluation counts successes of three attacks: the main attack on original records, a random
 baseline attack, and the main attack on control records (never used for the release). A rate is

@@ -1,4 +1,4 @@
-"""Recall of an attack, for random targets and for pre-targeted ones (spec §1, the paper's eq. 4–5)."""
+"""Recall of an attack, for random targets and for pre-targeted ones (Francis & Wagner 2025, §3.5, eq. 3–5)."""
 
 from enum import StrEnum
 

@@ -1,4 +1,4 @@
-"""Relative privacy threat of group-anonymized tables (seed 002 §IV) and the convergence of the
+"""Relative privacy threat of group-anonymized tables (Boreale et al. 2020, §IV) and the convergence of the
 chains that estimate it.
 
 A row (s, r) of the cleartext table is threatened under a distribution q over the sensitive values
@@ -7,8 +7,8 @@ when s is q's most probable value (Definition 1); its threat level is then q(s).
 about the population, which anyone may learn): the relative threat ``Ti = p_A(s) / p_L(s)`` of a
 row threatened under p_A, and ``RGT_A = max(0, GT_A − GT_L)`` over the table. When several values
 tie for the most probable, the row counts as threatened in the share a uniform pick among them
-would guess right (the seed draws such picks at random for the random-worlds attacker; this is
-their expectation).
+would guess right (Boreale et al., §VI-B, average 500 such random picks for the random-worlds
+attacker; this is their expectation).
 """
 
 from __future__ import annotations

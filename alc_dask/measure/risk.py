@@ -1,4 +1,4 @@
-"""Risk labels for ALC values, as in the paper's figures and Table 2 (spec §2)."""
+"""Risk labels for ALC values, as in Francis & Wagner 2025, §6.1 (Figure 7 and Table 2)."""
 
 from dataclasses import dataclass
 

@@ -1,4 +1,4 @@
-"""Fitting how correctness scales (seed 003), and the rules of thumb it is compared with.
+"""Fitting how correctness scales (Rocher et al. 2025), and the rules of thumb they compare it with (Fig. 2).
 
 - PYC-MB: the Pitman–Yor (h, γ) whose E[κ(n)] is closest to measured κ(n) points, Nelder–Mead on
   squared errors weighted by log n (larger samples are measured more precisely), from h = 12 nats,

@@ -1,4 +1,4 @@
-"""Continuous secrets within a tolerance (seed 001 §4.3): a predicted number is right when it is
+"""Continuous secrets within a tolerance (Francis & Wagner 2024, §4.3): a predicted number is right when it is
 within ``epsilon`` of the true value, instead of in the true value's bin.
 
 ``relative_to: value``: ``|predicted - true| <= epsilon * |true|``. The tolerance scales with the

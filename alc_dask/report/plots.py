@@ -81,7 +81,7 @@ def risk_intervals(table: pd.DataFrame) -> bytes:
 
 def roc_log_log(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> bytes:
     """Each evaluation's ROC (label -> (FPR, TPR)) on log-log axes, where the few people an attack
-    is surest about show (seed 001 §5); points at FPR or TPR 0 cannot be drawn on a log axis."""
+    is surest about show (Francis & Wagner 2024, §5); points at FPR or TPR 0 cannot be drawn on a log axis."""
     fig, ax = _figure(6.5, 5.5)
     lowest = 1.0
     for marker, (label, (fpr, tpr)) in zip(_MARKERS * 10, curves.items()):

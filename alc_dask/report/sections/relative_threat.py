@@ -1,6 +1,6 @@
 """The relative-threat family's section: per group-anonymized release, the global threats of the
 attacker, the learner and the random-worlds reasoner beside the ideal and baseline accuracies (the
-shape of seed 002's Tables IV and V), the chains' convergence, and a figure of the rows the
+shape of Boreale et al. 2020, Tables IV and V), the chains' convergence, and a figure of the rows the
 attacker threatens."""
 
 import numpy as np
@@ -43,14 +43,14 @@ def section(family: str, scores: pd.DataFrame) -> Section:
     notes = tuple(_sentence(label, row) for label, row in zip(labels, ranked.itertuples()))
     return Section(
         "Relative threat of group-anonymized releases",
-        {"Threat and faithfulness (as seed 002's Tables IV and V)": measures, "Releases": releases, "Convergence of the chains": convergence},
+        {"Threat and faithfulness (as Boreale et al. 2020, Tables IV and V)": measures, "Releases": releases, "Convergence of the chains": convergence},
         figures,
         notes,
     )
 
 
 def _shown(value) -> str:
-    """A measure as the seed's tables print it: shares to 4 decimals, errors and Ti to 2."""
+    """A measure as Boreale et al.'s tables print it: shares to 4 decimals, errors and Ti to 2."""
     if isinstance(value, str):
         return value
     return f"{value:.4f}" if abs(value) <= 1 else f"{value:,.2f}"

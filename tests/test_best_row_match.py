@@ -1,4 +1,5 @@
-"""The best row match attack against spec §7 written directly on the raw tables."""
+"""The best row match attack against Francis & Wagner 2025, §5.2, as the reference implementation
+computes it, written directly on the raw tables."""
 
 import pickle
 

@@ -1,5 +1,5 @@
-"""Group-anonymized releases from files: seed 002's Table I as a generalized table (with and without
-a hierarchy) and as Anatomy's two tables, the cell rules, and bad input named before any work."""
+"""Group-anonymized releases from files: Table I of Boreale et al. 2020 as a generalized table (with
+and without a hierarchy) and as Anatomy's two tables, the cell rules, and bad input named before any work."""
 
 import re
 

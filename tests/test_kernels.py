@@ -12,7 +12,7 @@ from alc_dask.neighbors.kernel import best_match_histograms
 
 
 def brute_force(q_codes, q_values, q_low, q_span, codes, values, secret, n_codes):
-    """Every query against every row with whole-matrix numpy, the distance written from spec §7:
+    """Every query against every row with whole-matrix numpy, the distance written from Francis & Wagner 2025, §5.2, scaled as the reference implementation scales it:
     continuous distances summed in column order, plus categorical mismatches, over the columns."""
     continuous = np.zeros((len(q_codes), codes.shape[1] if codes.size else values.shape[1]))
     for j in range(values.shape[0]):
@@ -116,7 +116,7 @@ def test_empty_block_matches_nothing():
 @pytest.mark.parametrize("seed", range(3))
 def test_minimum_distance_equals_gower_package(make_table, seed):
     """`gower.gower_matrix` of one query against a table normalizes by the range over both, as the
-    spec does. It works in float32, hence the tolerance on top of our 3-decimal rounding."""
+    reference implementation does. It works in float32, hence the tolerance on top of our 3-decimal rounding."""
     rng = np.random.default_rng(seed)
     original = make_table(rng, 25).drop(columns=["x2"])
     anonymized = make_table(rng, 300, extra_letter="e").drop(columns=["x2"])

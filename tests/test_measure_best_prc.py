@@ -1,4 +1,5 @@
-"""best_prc against a brute-force oracle, the spec's vector, and its tie rule."""
+"""best_prc against a brute-force oracle, the reference implementation's figures on a tie-rule
+vector, and the project's tie rule (a cut never splits predictions of equal confidence)."""
 
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from alc_dask.measure import best_prc, prc, prc_at_full_recall, wilson_interval
 
 SPEC_CASE = Path(__file__).resolve().parent / "data" / "best_prc_case.csv"
-"""The spec's tie-rule vector (spec/best_prc_case.csv, written for this project), vendored so a clean clone runs it."""
+"""A 300-attempt vector written for this project to check the tie rule, kept beside the tests so a clean clone runs it."""
 
 
 def brute_force_best_prc(correct, confidence, max_interval):
@@ -72,7 +73,7 @@ def spec_case():
 
 
 def test_spec_case_vector_figures():
-    """The spec's figures (from the reference) are those of the cut keeping 33 attempts."""
+    """The reference implementation's figures on this vector are those of the cut keeping 33 attempts."""
     df = spec_case()
     ranked = df.sort_values("confidence", ascending=False, kind="stable")
     top = ranked.head(33)
@@ -96,7 +97,8 @@ def test_spec_case_best_cut_respects_tie_groups():
 
 
 def test_tied_group_is_not_split():
-    """Spec §3: 200 attempts of confidence 1.0, 130 right then 70 wrong: no admissible cut at 0.1."""
+    """The project's tie rule: 200 attempts of confidence 1.0, 130 right then 70 wrong: no admissible cut at
+    0.1 (the reference implementation reports all 200, their interval wider than 0.1)."""
     correct = np.r_[np.ones(130, bool), np.zeros(70, bool)]
     assert not best_prc(correct, np.ones(200), max_interval=0.1).found
     assert best_prc(correct, np.ones(200), max_interval=0.25).n == 200

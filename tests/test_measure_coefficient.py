@@ -1,4 +1,5 @@
-"""PRC, ALC, Wilson intervals, recall and risk labels against the spec's vectors and properties."""
+"""PRC, ALC, Wilson intervals, recall and risk labels against the reference implementation's
+vectors (anonymity-loss-coefficient 1.0.32) and properties."""
 
 import numpy as np
 import pytest
@@ -118,7 +119,7 @@ def test_prc_is_monotone_in_recall_above_rmin(r1, r2, p):
 
 @given(r=below_rmin, p=unit)
 def test_prc_is_the_recall_itself_at_or_below_rmin(r, p):
-    # The spec's definition: at or below Rmin precision no longer matters.
+    # Francis & Wagner 2025, §4.1: at or below Rmin precision no longer matters.
     assert prc(p, r) == r
 
 

@@ -1,5 +1,5 @@
-"""Precision improvement at matched coverage: seed 001's vectors, its agreement with the ALC at
-recall 1, and the verdict that a dominating baseline overrules."""
+"""Precision improvement at matched coverage: the vectors of Francis & Wagner 2024 (§4.3), its
+agreement with the ALC at recall 1, and the verdict that a dominating baseline overrules."""
 
 import numpy as np
 import pytest
@@ -40,7 +40,7 @@ def test_baseline_precision_is_taken_on_the_attacks_targets_only():
 
 
 def test_a_baseline_as_precise_on_as_many_targets_overrules_the_attack():
-    """Seed 001 §4.5: a precise attack is no vulnerability if the baseline, ranking by its own
+    """Francis & Wagner 2024, §4.5: a precise attack is no vulnerability if the baseline, ranking by its own
     confidence, is as precise on at least as many targets."""
     predicted = np.r_[np.ones(100, bool), np.zeros(100, bool)]
     attack = np.r_[np.ones(90, bool), np.zeros(110, bool)]

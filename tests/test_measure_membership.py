@@ -1,5 +1,5 @@
-"""Membership measures at realistic base rates: seed 001's vectors, ROC counts against scikit-learn,
-and the properties a precision at a skew must have."""
+"""Membership measures at realistic base rates: vectors from Francis & Wagner 2024 (§5, eq. 11 and the
+ROC points of its Figure 10), ROC counts against scikit-learn, and the properties a precision at a skew must have."""
 
 import numpy as np
 import pytest

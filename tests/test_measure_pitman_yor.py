@@ -1,4 +1,4 @@
-"""The Pitman–Yor scaling law of identification (seed 003): its vectors, its quantities against a
+"""The Pitman–Yor scaling law of identification (Rocher et al. 2025): its vectors, its quantities against a
 simulation, the (h, γ) <-> (d, α) round trip, and the fits."""
 
 import warnings
@@ -14,13 +14,13 @@ from alc_dask.measure.scaling_fits import fit_baselines, fit_correctness, fit_pr
 
 
 def test_web_fingerprints_at_four_billion_devices():
-    """Seed 003: h = 41.54, γ = 0.68 identify 4e9 devices with 75% correctness (h in nats)."""
+    """Rocher et al. 2025 (Results): h = 41.54, γ = 0.68 identify 4e9 devices with 75% correctness (h in nats)."""
     assert PitmanYor.of_entropy(41.54, 0.68).correctness(4e9) == pytest.approx(0.75, abs=0.01)
     assert PitmanYor.of_entropy(41.54 * np.log(2), 0.68).correctness(4e9) < 0.6  # h read as bits (28.8 nats) is far off
 
 
 def test_two_measurements_forecast_ten_times_further():
-    """Seed 003's introduction: κ 0.99 at 100 and 0.80 at 1 000 forecast κ ≈ 0.21 at 10 000 (it
+    """Rocher et al. 2025, Introduction: κ 0.99 at 100 and 0.80 at 1 000 forecast κ ≈ 0.21 at 10 000 (it
     takes a tail lighter than geometric, γ < 0, allowed as an option)."""
     fit = fit_correctness([100, 1000], [0.99, 0.80], allow_negative_gamma=True)
     assert fit.converged and fit.correctness(10_000) == pytest.approx(0.21, abs=0.01)

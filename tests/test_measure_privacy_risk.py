@@ -1,4 +1,5 @@
-"""Anonymeter's rates and risks from counts, checked on the figures of seed 004's example output."""
+"""Anonymeter's rates and risks from counts, checked on the example output printed in PETsARD's documentation of
+Anonymeter."""
 
 import math
 

@@ -1,7 +1,7 @@
-"""The Bayesian model of group-anonymized tables (seed 002): measures, chains and posteriors.
+"""The Bayesian model of group-anonymized tables (Boreale et al. 2020): measures, chains and posteriors.
 
-The 8-row example of the seed's Table I is built here by hand (its loading from files is tested in
-test_grouped_release.py), in the domain the seed's Table III is computed in: the values the
+The 8-row example of their Table I is built here by hand (its loading from files is tested in
+test_grouped_release.py), in the domain their Table III is computed in: the values the
 original table holds.
 """
 

@@ -39,7 +39,7 @@ def paper_spec(count: int, output: str):
 
 def wp29_spec(count: int, output: str, n_attacks: int = 2000):
     """``count`` Anonymeter evaluations on adult: members and control are two halves of the original,
-    the release is the weak table's member rows; ``n_attacks`` each (2000, as in seed 004's example)."""
+    the release is the weak table's member rows; ``n_attacks`` each (2000, as in Anonymeter's own examples)."""
     original, weak = (pd.read_parquet(ADULT / "adult" / f"{name}.parquet") for name in ("original", "weak"))
     order = np.random.default_rng(0).permutation(len(original))
     members, others = order[: len(order) // 2], order[len(order) // 2 :]

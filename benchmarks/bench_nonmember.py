@@ -1,4 +1,4 @@
-"""The non-member framework on BankChurners (seed 001 §4.4): baselines of its continuous columns
+"""The non-member framework on BankChurners (Francis & Wagner 2024, §4.4): baselines of its continuous columns
 scored within 5% of the true value beside the default bins, and the replication stress test.
 
 Part 1: every continuous column of ../shared/data/alc-paper/BankChurnersNoId as the secret, all

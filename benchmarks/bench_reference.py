@@ -11,7 +11,7 @@ the weak and the strong release, their first --secrets secrets (4: 40 attacks). 
   each attack with both baselines (ML; prior, with the same swap fractions).
 Prints per attack the ALC, base and attack PRC, halt code, label and seconds of each run; the label
 agreement of each alc_dask run with the reference beside the reference's with itself; the median
-|ALC difference|; the median time ratio; Table 2 (the paper's protocol, spec section 9) from the
+|ALC difference|; the median time ratio; Table 2 (the ALC paper's protocol: Francis & Wagner 2025, §6.1–6.2) from the
 reference's runs and from ours, beside the paper's published one.
 
     .venv/bin/python benchmarks/bench_reference.py
@@ -229,7 +229,7 @@ def report(attacks: list[dict], reference: dict[str, pd.DataFrame], mine: dict[s
         f"time: median ratio reference seed 1 / alc_dask {ratio.median():.0f}x; totals {table['seconds_ref1'].sum():.0f} s / {table['seconds_ours'].sum():.1f} s"
     )
     for release in [r for r in SWAP if r in table.index.get_level_values("release")]:
-        print(f"\nTable 2, {release} releases (percent of the attacks; spec section 9):")
+        print(f"\nTable 2, {release} releases (percent of the attacks; Francis & Wagner 2025, Table 2):")
         columns = {}
         for name, runs in (("alc_dask", mine["alc_dask"]), ("alc_dask, kinds: reference", mine["reference"])):
             part = runs.xs(release, level="release", drop_level=False)

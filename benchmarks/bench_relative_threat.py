@@ -1,14 +1,15 @@
-"""Relative threat of k-anonymous and Anatomy releases of adult (seed 002 §VI), and the chains' speed.
+"""Relative threat of k-anonymous and Anatomy releases of adult (Boreale et al. 2020, §VI: "the
+paper" below), and the chains' speed.
 
-Part 1 (``--tables``, needs ../shared/data): 5692 rows drawn (seeded) from the paper run's adult
-original, rows with an unknown value ("?") left out, with seed 002's attributes: sex, age, race,
+Part 1 (``--tables``, needs ../shared/data): 5692 rows drawn (seeded) from the adult original of the
+ALC paper's data, rows with an unknown value ("?") left out, with the paper's attributes: sex, age, race,
 marital status, education, native country, workclass, salary (``label``) as quasi-identifiers and
 occupation (14 values) sensitive. Four releases are made with ``alc_dask.anonymize``: Mondrian
 with k = ℓ = 4 and 6, Anatomy with ℓ = 4 and 6. Each is evaluated by a job on a LocalCluster of
 two single-threaded workers: the ``relative_threat`` family (the paper's 100 000 sweeps, 50 000
 burn-in, two chains, each on its own worker) and the ALC of the ``bayesian_group`` attack against
-the ML baseline on every original row. Prints a table shaped like the seed's Tables IV and V beside
-the paper's figures.
+the ML baseline on every original row. Prints a table shaped like the paper's Tables IV and V beside
+its figures.
 
 Part 2 (``--speed``): one chain of --iterations sweeps on each release, in this process on one
 core (Numba compiled beforehand), seconds per chain.
@@ -30,7 +31,7 @@ QUASI_IDENTIFIERS = ["sex", "age", "race", "marital-status", "education", "nativ
 SENSITIVE = "occupation"
 ROWS = 5692
 RELEASES = [("mondrian", 4), ("mondrian", 6), ("anatomy", 4), ("anatomy", 6)]
-PAPER = {  # seed 002, Tables IV and V
+PAPER = {  # Boreale et al. 2020, Tables IV and V
     ("mondrian", 4): {
         "gt_attacker": 0.2930,
         "gt_learner": 0.2681,

@@ -23,7 +23,7 @@ PAPER_TABLE2 = pd.DataFrame(
     {"no recall": [16.54, 0.59, 0.60, 0.06], "prior approach": [24.24, 1.24, 1.52, 0.01]},
     index=pd.MultiIndex.from_tuples(DISAGREEMENTS, names=["ours", "other"]),
 )
-"""The paper's published Table 2 (percent of 8886 keys, weak releases), as the spec restores it."""
+"""The paper's published Table 2 (Francis & Wagner 2025, §6.1; percent of 8886 keys, weak releases)."""
 
 
 def paper_label(alc) -> np.ndarray:

@@ -1,5 +1,5 @@
 """One ALC scenario end to end: ``run_attack`` drives a built-in or registered attack in batches;
-``AttackLoop`` hands targets one at a time to an attack of your own (the paper's §5 loop). Both run
+``AttackLoop`` hands targets one at a time to an attack of your own (the loop of Francis & Wagner 2025, §5). Both run
 on ``ScenarioRun``, which sizes every batch to end exactly at the next halting checkpoint, so
 batching never changes a result.
 """

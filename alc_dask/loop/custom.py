@@ -1,5 +1,5 @@
-"""The paper's §5 attack loop for attacks of your own: one target at a time, your guess paired with
-the baseline's, halting when the ALC is known well enough."""
+"""The ALC paper's attack loop (Francis & Wagner 2025, §5) for attacks of your own: one target at a
+time, your guess paired with the baseline's, halting when the ALC is known well enough."""
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass

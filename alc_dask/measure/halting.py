@@ -105,7 +105,7 @@ class HaltingMonitor:
         return pairs >= self.rules.min_pairs and (pairs - self.rules.min_pairs) % self.rules.check_every == 0
 
     def check(self, base_correct, base_confidence, attack_correct, attack_confidence) -> Checkpoint:
-        """Measure all pairs so far and apply the rules in the spec's order."""
+        """Measure all pairs so far and apply the rules in the reference implementation's order."""
         pairs = self._pairs(base_correct, attack_correct)
         rules = self.rules
         base = self.measure.best_prc(base_correct, base_confidence, rules.tight_interval)

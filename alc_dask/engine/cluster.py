@@ -19,10 +19,12 @@ from pathlib import Path
 
 from dask.utils import parse_timedelta
 from distributed import Client, LocalCluster, WorkerPlugin
+from distributed.comm import CommClosedError
 from distributed.comm import connect as open_comm
 from distributed.security import Security
 
 from alc_dask.engine.progress import say
+from alc_dask.errors import ClusterError, OptionError
 
 CONNECT_TIMEOUT = "10s"
 WORKERS_TIMEOUT = 120
@@ -35,7 +37,7 @@ DEFAULT_DASHBOARD = "127.0.0.1:8787"
 DASHBOARD_ADDRESS = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)?:(?P<port>\d{1,5})")
 
 
-class EngineError(RuntimeError):
+class EngineError(ClusterError, RuntimeError):
     """The cluster cannot be reached or used."""
 
 
@@ -44,7 +46,7 @@ def local_workers() -> int:
 
 
 def scheduler_address(scheduler: str) -> str:
-    """The address of ``scheduler``, an address or a scheduler file; ValueError when it is neither.
+    """The address of ``scheduler``, an address or a scheduler file; ``OptionError`` when it is neither.
 
     Checked before connecting: distributed turns a malformed address into a traceback after a
     long wait.
@@ -53,18 +55,18 @@ def scheduler_address(scheduler: str) -> str:
     if path.is_file():
         return _address_in_file(path)
     if not _is_address(scheduler):
-        raise ValueError(f"scheduler {scheduler!r}: not a scheduler address nor an existing scheduler file; {EXPECTED_ADDRESS}")
+        raise OptionError(f"scheduler {scheduler!r}: not a scheduler address nor an existing scheduler file; {EXPECTED_ADDRESS}")
     return scheduler
 
 
 def check_dashboard(dashboard: bool | str, scheduler: str | None = None) -> None:
-    """ValueError unless ``dashboard`` is a bool, or an address (HOST:PORT, or :PORT for every interface) for a local cluster."""
+    """``OptionError`` unless ``dashboard`` is a bool, or an address (HOST:PORT, or :PORT for every interface) for a local cluster."""
     if not isinstance(dashboard, str):
         return
     if not is_dashboard_address(dashboard):
-        raise ValueError(f"dashboard address {dashboard!r}: expected HOST:PORT or :PORT (e.g. 127.0.0.1:8790)")
+        raise OptionError(f"dashboard address {dashboard!r}: expected HOST:PORT or :PORT (e.g. 127.0.0.1:8790)")
     if scheduler is not None:
-        raise ValueError(
+        raise OptionError(
             f"dashboard address {dashboard!r}: an address binds a local cluster's dashboard; a running cluster's is where its scheduler serves it "
             "(--dashboard without an address prints its link)"
         )
@@ -83,14 +85,25 @@ def connect(scheduler: str | None = None, workers: int | None = None, dashboard:
     how many worker processes to start (default: one per core). ``dashboard``: True starts the
     local cluster's Dask dashboard on ``DEFAULT_DASHBOARD``, an address binds it there; its link
     is printed on stderr. With a scheduler, True prints the link of the dashboard it serves, if any.
+    A connection lost while the client is in use is an ``EngineError``, as one that cannot be made.
     """
     check_dashboard(dashboard, scheduler)
     if scheduler is None:
-        with _local_client(workers or local_workers(), DEFAULT_DASHBOARD if dashboard is True else dashboard or None) as client:
-            if dashboard:
-                say(f"Dask dashboard: {client.dashboard_link}")
+        clients = _local_client(workers or local_workers(), DEFAULT_DASHBOARD if dashboard is True else dashboard or None)
+    else:
+        clients = _scheduler_client(scheduler, workers or 1)
+    with clients as client:
+        if dashboard:
+            say(f"Dask dashboard: {client.dashboard_link}" if scheduler is None else _cluster_dashboard(client, scheduler))
+        try:
             yield client
-        return
+        except CommClosedError as error:
+            raise EngineError(f"lost the connection to the Dask cluster: {error}") from error
+
+
+@contextmanager
+def _scheduler_client(scheduler: str, workers: int) -> Iterator[Client]:
+    """A client of the running cluster at ``scheduler`` once it has ``workers`` workers."""
     address = scheduler_address(scheduler)
     _check_scheduler_answers(address, scheduler)
     try:
@@ -99,11 +112,9 @@ def connect(scheduler: str | None = None, workers: int | None = None, dashboard:
         raise EngineError(f"cannot reach the Dask scheduler at {scheduler!r}: {error}") from None
     with client:
         try:
-            client.wait_for_workers(workers or 1, timeout=WORKERS_TIMEOUT)
+            client.wait_for_workers(workers, timeout=WORKERS_TIMEOUT)
         except TimeoutError:
-            raise EngineError(f"the scheduler at {scheduler!r} has fewer than {workers or 1} workers after {WORKERS_TIMEOUT}s") from None
-        if dashboard:
-            say(_cluster_dashboard(client, scheduler))
+            raise EngineError(f"the scheduler at {scheduler!r} has fewer than {workers} workers after {WORKERS_TIMEOUT}s") from None
         yield client
 
 
@@ -125,8 +136,8 @@ class OnDemandClient:
     def __enter__(self) -> "OnDemandClient":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self._stack.close()
+    def __exit__(self, *exc) -> bool:
+        return self._stack.__exit__(*exc)  # the error too: ``connect`` makes a lost connection an ``EngineError``
 
 
 def _cluster_dashboard(client: Client, scheduler: str) -> str:
@@ -181,9 +192,9 @@ def _address_in_file(path: Path) -> str:
     try:
         address = json.loads(path.read_text()).get("address")
     except (OSError, UnicodeDecodeError, ValueError, AttributeError) as error:
-        raise ValueError(f"scheduler file {path}: cannot be read as a Dask scheduler file (JSON with an 'address'): {error}") from None
+        raise OptionError(f"scheduler file {path}: cannot be read as a Dask scheduler file (JSON with an 'address'): {error}") from None
     if not isinstance(address, str) or not _is_address(address):
-        raise ValueError(f"scheduler file {path}: 'address' is {address!r}; {EXPECTED_ADDRESS}")
+        raise OptionError(f"scheduler file {path}: 'address' is {address!r}; {EXPECTED_ADDRESS}")
     return address
 
 

@@ -25,9 +25,8 @@ import numpy as np
 from dask.base import tokenize
 
 from alc_dask.data import EncodedTable
-from alc_dask.data.partitioned import PartitionedTable, compute
+from alc_dask.data.partitioned import SPLIT_EVERY, PartitionedTable, compute
 from alc_dask.nearest_kernel import k_nearest_rows
-from alc_dask.search import SPLIT_EVERY
 
 
 @dataclass(frozen=True, eq=False)

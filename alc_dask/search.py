@@ -25,11 +25,8 @@ import dask
 import numpy as np
 
 from alc_dask.data import Bins, Column, ColumnKind, EncodedTable, ValuePoints
-from alc_dask.data.partitioned import PartitionedTable, compute
+from alc_dask.data.partitioned import SPLIT_EVERY, PartitionedTable, compute
 from alc_dask.kernels import best_match_histograms
-
-SPLIT_EVERY = 8
-"""Partial results combined per task of the reduction tree."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -302,7 +302,7 @@ def test_a_cluster_lost_during_a_run_is_5(monkeypatch, tmp_path):
     def lost(*args, **kwargs):
         raise CommClosedError("in <TCP (closed) ConnectionPool.gather>: Stream is closed")
 
-    monkeypatch.setattr("alc_dask.engine.cluster._local_client", lambda *args: nullcontext(SimpleNamespace()))  # no cluster to start
+    monkeypatch.setattr("alc_dask.engine.clients.local_client", lambda *args: nullcontext(SimpleNamespace()))  # no cluster to start
     monkeypatch.setattr("alc_dask.engine.runner.fan_out", lost)
     result = invoke("run", one_scenario_job(tmp_path, ["a", "b", "c"] * 100))
     assert result.exit_code == EXIT_CLUSTER_UNAVAILABLE, result.output

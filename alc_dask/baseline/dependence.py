@@ -26,7 +26,6 @@ from alc_dask.data import Release
 from alc_dask.data.partitioned import whole
 from alc_dask.errors import OptionError
 from alc_dask.measure import wilson_interval
-from alc_dask.nearest import k_nearest
 from alc_dask.seeds import stream
 from alc_dask.shown import shown
 
@@ -118,6 +117,8 @@ def suspicious_neighbours(table, rows: np.ndarray, columns: Sequence[str], ratio
 
 def _closest_others(table, rows: np.ndarray, columns: Sequence[str], ratio: float) -> tuple[np.ndarray, np.ndarray]:
     """Per row: whether its closest other record is nearer than ``ratio`` times the next, and that record."""
+    from alc_dask.nearest import k_nearest  # Numba's: imported when a search runs, not with the settings
+
     distances, found = k_nearest(table.rows(rows), table, columns, 3)
     others = found != rows[:, None]
     first, second = (np.argmax(np.cumsum(others, axis=1) == rank, axis=1) for rank in (1, 2))

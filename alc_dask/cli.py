@@ -6,6 +6,8 @@ bug (1). ``EXIT_CODES_HELP`` lists them in ``alc-dask --help``; the README has t
 ``KIND_EXIT_CODES`` is the one place where the kinds of error (``alc_dask.errors``) get theirs.
 """
 
+from __future__ import annotations
+
 import math
 import sys
 import traceback
@@ -13,12 +15,15 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import pandas as pd
 
 from alc_dask.errors import ClusterError, InputError, OptionError
 from alc_dask.score import PredictionsError, Score, score_predictions
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 EXIT_OK = 0
 EXIT_INTERNAL_ERROR = 1  # an unexpected error: a bug (also what Python exits with on an uncaught exception)
@@ -257,12 +262,12 @@ def summarize(out: tuple[str, ...], report_dir: str | None) -> None:
     """Summarize the results in one or more output directories or fsspec URLs; write text, Markdown and HTML reports."""
     from alc_dask.report import as_text, write_report
     from alc_dask.report import summarize as summary_of
-    from alc_dask.results import ResultsError, read_scores
+    from alc_dask.results import ResultsError
     from alc_dask.results.files import is_url, join
 
     if missing := [folder for folder in out if not is_url(folder) and not Path(folder).is_dir()]:
         raise ResultsError(f"{', '.join(missing)}: no such output directory")
-    scores = pd.concat([read_scores(folder) for folder in out], ignore_index=True)
+    scores = _scores_of(out)
     if scores.empty:
         raise ResultsError(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/)")
     summary = summary_of(scores)
@@ -305,11 +310,10 @@ def demo(out: Path, rows: int, seed: int, workers: int | None, dashboard: bool |
     from alc_dask.demo import run_demo
     from alc_dask.report import as_text
     from alc_dask.report import summarize as summary_of
-    from alc_dask.results import read_scores
 
     click.echo(f"Demo: a synthetic population of {rows} people, released weakly (10% swapped) and strongly (60% swapped) anonymized.")
     paths = run_demo(out, rows=rows, seed=seed, workers=workers, dashboard=dashboard)
-    scores = pd.concat([read_scores(out / "results" / level) for level in ("weak", "strong")], ignore_index=True)
+    scores = _scores_of(out / "results" / level for level in ("weak", "strong"))
     click.echo(as_text(summary_of(scores)))
     click.echo(f"Report: {paths['html'].resolve()}")
     if (scores["status"] != "ok").any():
@@ -362,10 +366,9 @@ def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, sche
 def paper_compare(out: tuple[Path, ...], reference_dir: Path, report_dir: Path) -> None:
     """Table 2 and Figure 7 of the paper from the results in OUT..., beside the reference's."""
     from alc_dask.reproduction import compare_with_reference
-    from alc_dask.results import read_scores
     from alc_dask.results.files import write_file
 
-    scores = pd.concat([read_scores(folder) for folder in out], ignore_index=True)
+    scores = _scores_of(out)
     markdown = compare_with_reference(scores, reference_dir, report_dir)
     write_file(report_dir / "paper.md", markdown.encode())
     click.echo(markdown)
@@ -406,7 +409,18 @@ def _output_of(job: Path) -> str:
     return load_job(job).output
 
 
+def _scores_of(folders) -> pd.DataFrame:
+    """The scores of every output folder (or URL) in ``folders``, in one table."""
+    import pandas as pd  # here, not at the top: ``--help`` starts without it
+
+    from alc_dask.results import read_scores
+
+    return pd.concat([read_scores(folder) for folder in folders], ignore_index=True)
+
+
 def _read_table(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
     readers = {".csv": pd.read_csv, ".parquet": pd.read_parquet}
     reader = readers.get(path.suffix.lower())
     if reader is None:
@@ -418,6 +432,8 @@ def _read_table(path: Path) -> pd.DataFrame:
 
 
 def _print_score(result: Score) -> None:
+    import pandas as pd
+
     measures = {
         "base (best cut)": result.base,
         "attack (best cut)": result.attack,

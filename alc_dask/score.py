@@ -4,13 +4,17 @@ For custodians who already ran their own attack: one row per prediction with ``k
 ``attack``), ``correct`` and ``confidence`` is all the ALC needs.
 """
 
-from dataclasses import dataclass
+from __future__ import annotations
 
-import pandas as pd
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from alc_dask.errors import InputError
 from alc_dask.measure import MeasureSettings, PrcResult, alc, prc_at_full_recall, risk_label
 from alc_dask.shown import shown
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REQUIRED_COLUMNS = ("kind", "correct", "confidence")
 KINDS = ("base", "attack")

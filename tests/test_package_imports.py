@@ -27,9 +27,9 @@ def test_the_package_and_its_job_layer_import_no_runtime_library():
     assert loaded_by("import alc_dask, alc_dask.jobs, alc_dask.measure") == []
 
 
-def test_help_imports_no_runtime_library():
+def test_help_imports_no_runtime_library_nor_pandas():
     code = "from alc_dask.cli import main\ntry:\n    main(['--help'], standalone_mode=False)\nexcept SystemExit:\n    pass"
-    assert loaded_by(code) == []
+    assert loaded_by(code, (*RUNTIME, "pandas")) == []
 
 
 def test_plan_of_a_small_release_imports_no_runtime_library(tmp_path):

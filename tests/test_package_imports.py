@@ -34,15 +34,20 @@ def test_help_imports_no_runtime_library_nor_pandas():
 
 def test_plan_of_a_small_release_imports_no_runtime_library(tmp_path):
     """Reading the job and the release, expanding and checking its scenarios (the attacks built,
-    the baselines' models named) needs none of them; a release too large to copy would start a
-    cluster, and distributed with it."""
-    frame = pd.DataFrame({"age": range(300), "status": ["a", "b", "c"] * 100})
-    frame.to_parquet(tmp_path / "original.parquet")
-    frame.to_parquet(tmp_path / "weak.parquet")
+    the baselines' models named, each family's parameters checked) needs none of them; a release
+    too large to copy would start a cluster, and distributed with it."""
+    frame = pd.DataFrame({"age": range(300), "sex": ["f", "m"] * 150, "status": ["a", "b", "c"] * 100})
+    for name in ("original", "weak", "control"):
+        frame.to_parquet(tmp_path / f"{name}.parquet")
     job = {
         "name": "t",
-        "release": {"original": "original.parquet", "anonymized": "weak.parquet"},
-        "scenarios": [{"generate": "each_column", "secrets": ["status"]}],
+        "release": {"original": "original.parquet", "anonymized": "weak.parquet", "control": "control.parquet"},
+        "scenarios": [
+            {"generate": "each_column", "secrets": ["status"]},
+            {"family": "linkability", "aux_cols": [["age"], ["sex"]]},
+            {"family": "inference", "aux_cols": ["age", "sex"], "secret": "status"},
+            {"family": "membership", "attack": "distance_ratio", "skew": "1:10"},
+        ],
         "baseline_settings": {"candidates": ["majority", "random_forest"]},
     }
     (tmp_path / "job.yaml").write_text(yaml.safe_dump(job))

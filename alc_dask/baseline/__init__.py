@@ -4,7 +4,7 @@ Names are imported on first use (PEP 562), so that settings and job files are ch
 scikit-learn, which fitting a model imports.
 """
 
-from importlib import import_module
+from alc_dask.plugins import lazy_exports
 
 _EXPORTS = {
     "DEFAULT_CANDIDATES": "alc_dask.baseline.zoo",
@@ -21,8 +21,4 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-
-def __getattr__(name: str):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'alc_dask.baseline' has no attribute {name!r}")
-    return getattr(import_module(_EXPORTS[name]), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

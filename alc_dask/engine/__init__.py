@@ -4,7 +4,7 @@ Names are imported on first use (PEP 562), and distributed only when a cluster i
 reads a job and its release without it.
 """
 
-from importlib import import_module
+from alc_dask.plugins import lazy_exports
 
 _EXPORTS = {
     "EngineError": "alc_dask.engine.cluster",
@@ -24,8 +24,4 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-
-def __getattr__(name: str):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'alc_dask.engine' has no attribute {name!r}")
-    return getattr(import_module(_EXPORTS[name]), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

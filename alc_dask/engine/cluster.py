@@ -2,7 +2,8 @@
 
 The local default is one single-threaded worker process per core: scenarios are CPU-bound Python
 and Numba, so processes (not threads) give the parallelism, and one thread each keeps BLAS and
-scikit-learn from oversubscribing the cores.
+scikit-learn from oversubscribing the cores. The Dask clients themselves are made in ``clients``,
+imported (with distributed) when a cluster is connected: checking options and jobs needs neither.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from alc_dask import nearest
 from alc_dask.anonymize import swap_frame
 from alc_dask.attacks import membership as attacks
 from alc_dask.data import Release, ReleaseError, ScenarioError
@@ -90,8 +91,8 @@ def test_both_attacks_measure_the_anonymized_distances_once(copied, monkeypatch)
         searched.append(candidates.name)
         return real(queries, candidates, columns, k, **options)
 
-    real = attacks.k_nearest
-    monkeypatch.setattr(attacks, "k_nearest", counting)
+    real = nearest.k_nearest
+    monkeypatch.setattr(nearest, "k_nearest", counting)  # the attacks import it when they measure
     Membership(attack="closest_distance", n_members=500, n_non_members=400).evaluate(copied, seed=11)
     Membership(attack="distance_ratio", n_members=500, n_non_members=400).evaluate(copied, seed=12)
     assert searched.count(copied.anonymized[0].name) == 1 and searched.count(copied.control.name) == 1

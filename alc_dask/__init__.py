@@ -4,7 +4,7 @@ Names are imported on first use (PEP 562), so ``import alc_dask.measure`` stays 
 neither distributed, scikit-learn, Numba nor matplotlib.
 """
 
-from importlib import import_module
+from alc_dask.plugins import lazy_exports
 
 __version__ = "0.6.0"
 
@@ -19,8 +19,4 @@ _EXPORTS = {
 
 __all__ = [*_EXPORTS, "__version__"]
 
-
-def __getattr__(name: str):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'alc_dask' has no attribute {name!r}")
-    return getattr(import_module(_EXPORTS[name]), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

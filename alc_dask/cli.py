@@ -3,7 +3,10 @@
 Every command ends with one of the exit codes below, so that cron, systemd or Kubernetes can tell
 a leaking release (4) from failed scenarios (3), bad input (2), an unreachable cluster (5) and a
 bug (1). ``EXIT_CODES_HELP`` lists them in ``alc-dask --help``; the README has the same table.
+``KIND_EXIT_CODES`` is the one place where the kinds of error (``alc_dask.errors``) get theirs.
 """
+
+from __future__ import annotations
 
 import math
 import sys
@@ -12,11 +15,15 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import pandas as pd
 
-from alc_dask.score import Score, score_predictions
+from alc_dask.errors import ClusterError, InputError, OptionError
+from alc_dask.score import PredictionsError, Score, score_predictions
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 EXIT_OK = 0
 EXIT_INTERNAL_ERROR = 1  # an unexpected error: a bug (also what Python exits with on an uncaught exception)
@@ -25,6 +32,9 @@ EXIT_SCENARIOS_FAILED = 3  # the run ended but scenarios failed; a re-run retrie
 EXIT_RELEASE_FLAGGED = 4  # audit: a scenario is at risk or serious, or worse than at the previous audit
 EXIT_CLUSTER_UNAVAILABLE = 5  # the Dask scheduler cannot be reached or used; try again later
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
+
+KIND_EXIT_CODES = ((InputError, EXIT_BAD_INPUT), (ClusterError, EXIT_CLUSTER_UNAVAILABLE))
+"""The exit code of each kind of error; any other error, ``InternalError`` included, is a bug (1)."""
 
 DEMO_MIN_ROWS = 500  # fewer leave too few targets and training rows for the demo's scenarios
 
@@ -43,7 +53,7 @@ Exit codes:
 class Failure(click.ClickException):
     """An error explained in one line, with its exit code."""
 
-    def __init__(self, message: str, exit_code: int = EXIT_BAD_INPUT):
+    def __init__(self, message: str, exit_code: int):
         super().__init__(message)
         self.exit_code = exit_code
 
@@ -59,8 +69,9 @@ class FiniteFloatRange(click.FloatRange):
 
 
 class Commands(click.Group):
-    """Ends every command with its exit code: Ctrl-C in one line and 130, an unexpected error in
-    one line and 1 (with ``--traceback``: its traceback too)."""
+    """Ends every command with its exit code: an error of a kind in ``KIND_EXIT_CODES`` in one line
+    and that kind's code, Ctrl-C in one line and 130, any other error (a bug) in one line naming its
+    type and 1 (with ``--traceback``: its traceback too)."""
 
     def invoke(self, ctx: click.Context):
         try:
@@ -71,10 +82,19 @@ class Commands(click.Group):
             ctx.exit(EXIT_INTERRUPTED)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except Exception as error:  # noqa: BLE001 - a bug: one line, and where to look
+        except Exception as error:  # noqa: BLE001 - every error ends in one line and its exit code
             _show_traceback(error)
-            hint = "" if _traceback_wanted() else f" (run `alc-dask --traceback {ctx.invoked_subcommand} ...` to see where)"
-            raise Failure(f"internal error: {type(error).__name__}: {error}{hint}", EXIT_INTERNAL_ERROR) from error
+            raise _failure(error, ctx.invoked_subcommand) from error
+
+
+def _failure(error: Exception, command: str | None) -> Failure:
+    """The line and exit code ``error`` ends ``command`` with: its message and its kind's code; for
+    a bug, its type, its message and where to look."""
+    code = next((code for kind, code in KIND_EXIT_CODES if isinstance(error, kind)), EXIT_INTERNAL_ERROR)
+    if code != EXIT_INTERNAL_ERROR:
+        return Failure(str(error), code)
+    hint = "" if _traceback_wanted() else f" (run `alc-dask --traceback {command} ...` to see where)"
+    return Failure(f"internal error: {type(error).__name__}: {error}{hint}", EXIT_INTERNAL_ERROR)
 
 
 @contextmanager
@@ -105,10 +125,7 @@ def _check_scheduler(ctx: click.Context, param: click.Parameter, scheduler: str 
     from alc_dask.engine.cluster import scheduler_address
 
     if scheduler is not None:
-        try:
-            scheduler_address(scheduler)
-        except ValueError as error:
-            raise Failure(str(error)) from error
+        scheduler_address(scheduler)
     return scheduler
 
 
@@ -127,7 +144,7 @@ def _check_dashboard(ctx: click.Context, param: click.Parameter, address: str | 
     if address is None or address == "":
         return address == ""
     if not is_dashboard_address(address):
-        raise Failure(
+        raise OptionError(
             f"--dashboard {address!r}: expected HOST:PORT or :PORT (e.g. 127.0.0.1:8790); without an address (after the command's arguments) it binds {DEFAULT_DASHBOARD}"
         )
     return address
@@ -160,8 +177,7 @@ def main(show_traceback: bool) -> None:
 def score(predictions: Path, max_interval: float) -> None:
     """Score a CSV or Parquet file of predictions with columns kind (base|attack), correct, confidence."""
     frame = _read_table(predictions)
-    with _clear_errors():
-        result = score_predictions(frame, max_interval=max_interval, source=str(predictions))
+    result = score_predictions(frame, max_interval=max_interval, source=str(predictions))
     _print_score(result)
 
 
@@ -181,8 +197,7 @@ def run(job: Path, scheduler: str | None, workers: int | None, dashboard: bool |
     """
     from alc_dask.engine import run_job
 
-    with _clear_errors():
-        scores = run_job(job, scheduler=scheduler, workers=workers, out=out, verbose=verbose, dashboard=dashboard, wait=wait)
+    scores = run_job(job, scheduler=scheduler, workers=workers, out=out, verbose=verbose, dashboard=dashboard, wait=wait)
     failed, skipped = int((scores["status"] == "failed").sum()), int((scores["status"] == "skipped").sum())
     click.echo(f"{len(scores)} scenarios, {failed} failed, {skipped} skipped; results in {out or _output_of(job)}")
     if failed:
@@ -199,7 +214,7 @@ def plan(job: Path) -> None:
     from alc_dask.engine import OnDemandClient, prepare_release
     from alc_dask.jobs import check_files, expand, load_job
 
-    with _clear_errors(), OnDemandClient() as cluster:
+    with OnDemandClient() as cluster:
         spec = load_job(job)
         check_files(spec, str(job))
         scenarios = expand(spec, prepare_release(spec, cluster), str(job))
@@ -228,15 +243,14 @@ def stress(job: Path, shares: tuple[float, ...], copies: tuple[int, ...], target
     from alc_dask.results.files import join
     from alc_dask.stress import stress_job, write_stress
 
-    with _clear_errors():
-        shares, copies = shares or SHARES, copies or COPIES
-        check_replications(shares, copies)
-        spec = load_job(job)
-        check_files(spec, str(job))
-        release = prepare_release(spec)
-        with connect(scheduler, workers, False) as client:
-            report = stress_job(spec, release, client, shares, copies, targets)
-        paths = write_stress(report, out or join(spec.output, "stress"), spec.name)
+    shares, copies = shares or SHARES, copies or COPIES
+    check_replications(shares, copies)
+    spec = load_job(job)
+    check_files(spec, str(job))
+    release = prepare_release(spec)
+    with connect(scheduler, workers, False) as client:
+        report = stress_job(spec, release, client, shares, copies, targets)
+    paths = write_stress(report, out or join(spec.output, "stress"), spec.name)
     click.echo(report.markdown(spec.name))
     click.echo(f"Written: {paths['results']}, {paths['markdown']}", err=True)
 
@@ -248,17 +262,16 @@ def summarize(out: tuple[str, ...], report_dir: str | None) -> None:
     """Summarize the results in one or more output directories or fsspec URLs; write text, Markdown and HTML reports."""
     from alc_dask.report import as_text, write_report
     from alc_dask.report import summarize as summary_of
-    from alc_dask.results import read_scores
+    from alc_dask.results import ResultsError
     from alc_dask.results.files import is_url, join
 
-    with _clear_errors():
-        if missing := [folder for folder in out if not is_url(folder) and not Path(folder).is_dir()]:
-            raise Failure(f"{', '.join(missing)}: no such output directory")
-        scores = pd.concat([read_scores(folder) for folder in out], ignore_index=True)
-        if scores.empty:
-            raise Failure(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/)")
-        summary = summary_of(scores)
-        paths = write_report(summary, report_dir or join(out[0], "report"))
+    if missing := [folder for folder in out if not is_url(folder) and not Path(folder).is_dir()]:
+        raise ResultsError(f"{', '.join(missing)}: no such output directory")
+    scores = _scores_of(out)
+    if scores.empty:
+        raise ResultsError(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/)")
+    summary = summary_of(scores)
+    paths = write_report(summary, report_dir or join(out[0], "report"))
     click.echo(as_text(summary))
     click.echo(f"Report: {paths['html']} (Markdown: {paths['markdown']})")
 
@@ -278,8 +291,7 @@ def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool
     """
     from alc_dask.report.nightly import run_audit
 
-    with _clear_errors():
-        outcome = run_audit(job, scheduler=scheduler, workers=workers, out=out, dashboard=dashboard, wait=wait)
+    outcome = run_audit(job, scheduler=scheduler, workers=workers, out=out, dashboard=dashboard, wait=wait)
     click.echo(outcome.markdown)
     click.echo(f"Audit report: {outcome.report}")
     sys.exit(_audit_exit_code(outcome.diff.flagged))
@@ -298,12 +310,10 @@ def demo(out: Path, rows: int, seed: int, workers: int | None, dashboard: bool |
     from alc_dask.demo import run_demo
     from alc_dask.report import as_text
     from alc_dask.report import summarize as summary_of
-    from alc_dask.results import read_scores
 
     click.echo(f"Demo: a synthetic population of {rows} people, released weakly (10% swapped) and strongly (60% swapped) anonymized.")
-    with _clear_errors():
-        paths = run_demo(out, rows=rows, seed=seed, workers=workers, dashboard=dashboard)
-        scores = pd.concat([read_scores(out / "results" / level) for level in ("weak", "strong")], ignore_index=True)
+    paths = run_demo(out, rows=rows, seed=seed, workers=workers, dashboard=dashboard)
+    scores = _scores_of(out / "results" / level for level in ("weak", "strong"))
     click.echo(as_text(summary_of(scores)))
     click.echo(f"Report: {paths['html'].resolve()}")
     if (scores["status"] != "ok").any():
@@ -330,7 +340,7 @@ def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, sche
     from alc_dask.reproduction import with_paper_sample
 
     failed = 0
-    with _clear_errors(), connect(scheduler, workers, dashboard) as client:
+    with connect(scheduler, workers, dashboard) as client:
         for job in jobs:
             spec = load_job(job)
             if sample or everything:
@@ -356,33 +366,13 @@ def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, sche
 def paper_compare(out: tuple[Path, ...], reference_dir: Path, report_dir: Path) -> None:
     """Table 2 and Figure 7 of the paper from the results in OUT..., beside the reference's."""
     from alc_dask.reproduction import compare_with_reference
-    from alc_dask.results import read_scores
     from alc_dask.results.files import write_file
 
-    with _clear_errors():
-        scores = pd.concat([read_scores(folder) for folder in out], ignore_index=True)
-        markdown = compare_with_reference(scores, reference_dir, report_dir)
-        write_file(report_dir / "paper.md", markdown.encode())
+    scores = _scores_of(out)
+    markdown = compare_with_reference(scores, reference_dir, report_dir)
+    write_file(report_dir / "paper.md", markdown.encode())
     click.echo(markdown)
     click.echo(f"Report: {report_dir / 'paper.md'}")
-
-
-@contextmanager
-def _clear_errors() -> Iterator[None]:
-    """Expected errors become one line: bad input (job file, release, output folder) exit code 2, a
-    cluster that cannot be reached or was lost 5."""
-    from distributed.comm import CommClosedError
-
-    from alc_dask.engine import EngineError
-
-    try:
-        yield
-    except (EngineError, CommClosedError) as error:
-        _show_traceback(error)
-        raise Failure(str(error), EXIT_CLUSTER_UNAVAILABLE) from error
-    except (ValueError, OSError) as error:
-        _show_traceback(error)
-        raise Failure(str(error), EXIT_BAD_INPUT) from error
 
 
 def _traceback_wanted() -> bool:
@@ -419,18 +409,31 @@ def _output_of(job: Path) -> str:
     return load_job(job).output
 
 
+def _scores_of(folders) -> pd.DataFrame:
+    """The scores of every output folder (or URL) in ``folders``, in one table."""
+    import pandas as pd  # here, not at the top: ``--help`` starts without it
+
+    from alc_dask.results import read_scores
+
+    return pd.concat([read_scores(folder) for folder in folders], ignore_index=True)
+
+
 def _read_table(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
     readers = {".csv": pd.read_csv, ".parquet": pd.read_parquet}
     reader = readers.get(path.suffix.lower())
     if reader is None:
-        raise Failure(f"{path}: unknown format '{path.suffix}'; expected .csv or .parquet")
+        raise PredictionsError(f"{path}: unknown format '{path.suffix}'; expected .csv or .parquet")
     try:
         return reader(path)
     except Exception as error:  # any parser failure becomes one clear message naming the file
-        raise Failure(f"{path}: cannot be read: {error}") from error
+        raise PredictionsError(f"{path}: cannot be read: {error}") from error
 
 
 def _print_score(result: Score) -> None:
+    import pandas as pd
+
     measures = {
         "base (best cut)": result.base,
         "attack (best cut)": result.attack,

@@ -19,7 +19,6 @@ from functools import cached_property
 import numpy as np
 
 from alc_dask.data.grouped import GroupedTable
-from alc_dask.gibbs_kernels import anatomy_chain, covering_pairs, generalized_attacker, generalized_chain, learner_posterior
 from alc_dask.seeds import derived_seed
 from alc_dask.shown import shown
 
@@ -117,6 +116,8 @@ class FlatModel:
 
 def run_chain(grouped: GroupedTable, settings: ChainSettings, seed: int) -> Chain:
     """One chain of the Gibbs sampler (Numba, one core)."""
+    from alc_dask.gibbs_kernels import anatomy_chain, generalized_chain  # Numba: imported to sample, not to check settings
+
     model, s = FlatModel(grouped), settings
     started = time.perf_counter()
     if grouped.scheme == "generalized":
@@ -199,6 +200,8 @@ class Posterior:
         tuples = np.ascontiguousarray(tuples)
         thetas = np.concatenate([c.thetas for c in chains])
         phis = np.concatenate([c.phis for c in chains])
+        from alc_dask.gibbs_kernels import learner_posterior
+
         learner = learner_posterior(thetas, phis, model.offsets, tuples)
         if grouped.scheme == "generalized":
             attacker, worlds = _generalized(model, phis, tuples)
@@ -214,6 +217,8 @@ class Posterior:
 
 
 def _generalized(model: FlatModel, phis: np.ndarray, tuples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from alc_dask.gibbs_kernels import covering_pairs, generalized_attacker
+
     class_s, class_count, class_cells = model.classes
     _, cell_offsets, cell_values = model.cells
     pair_tuple, pair_class = covering_pairs(tuples, model.offsets, class_cells, cell_offsets, cell_values, *model.first_attribute_index())

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from alc_dask.data import DISCRETIZED_SUFFIX
+from alc_dask.errors import PathError
 from alc_dask.measure import risk_label
 from alc_dask.results.files import write_file
 
@@ -47,7 +48,11 @@ def reference_keys(results_dir: Path, strength: str) -> pd.DataFrame:
     """Per key, the reference's ours / no recall / prior ALCs, from its published results."""
 
     def best(file: str, rows) -> pd.DataFrame:
-        frame = pd.read_parquet(Path(results_dir) / file)
+        path = Path(results_dir) / file
+        try:
+            frame = pd.read_parquet(path)
+        except (OSError, ValueError) as error:  # missing, or not Parquet
+            raise PathError(f"{path}: cannot be read as the reference's published results ({error})") from None
         frame = with_normalized_keys(frame.rename(columns={"secret_column": "secret", "known_columns": "known"}))
         frame["dataset"] = frame["dataset"].str.removesuffix(".parquet")
         return _best_rows(frame[rows(frame)], "alc")

@@ -4,15 +4,24 @@ For custodians who already ran their own attack: one row per prediction with ``k
 ``attack``), ``correct`` and ``confidence`` is all the ALC needs.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
+from alc_dask.errors import InputError
 from alc_dask.measure import MeasureSettings, PrcResult, alc, prc_at_full_recall, risk_label
 from alc_dask.shown import shown
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 REQUIRED_COLUMNS = ("kind", "correct", "confidence")
 KINDS = ("base", "attack")
+
+
+class PredictionsError(InputError, ValueError):
+    """A predictions file cannot be scored: the message names the file and the column at fault."""
 
 
 @dataclass(frozen=True)
@@ -34,20 +43,20 @@ def score_predictions(
     """Measure base and attack predictions; errors name ``source`` and the column at fault."""
     missing = [column for column in REQUIRED_COLUMNS if column not in predictions.columns]
     if missing:
-        raise ValueError(f"{source}: missing column(s) {missing}; expected {list(REQUIRED_COLUMNS)}")
+        raise PredictionsError(f"{source}: missing column(s) {missing}; expected {list(REQUIRED_COLUMNS)}")
     kinds = predictions["kind"].astype("string").str.strip().str.lower()
     unknown = sorted(set(kinds.dropna()) - set(KINDS))
     if unknown or kinds.isna().any():
-        raise ValueError(f"{source}: column 'kind' must hold only {KINDS}; found {unknown or ['<missing>']}")
+        raise PredictionsError(f"{source}: column 'kind' must hold only {KINDS}; found {unknown or ['<missing>']}")
     measured = {}
     for kind in KINDS:
         rows = predictions[kinds == kind]
         if rows.empty:
-            raise ValueError(f"{source}: no rows with kind '{kind}'")
+            raise PredictionsError(f"{source}: no rows with kind '{kind}'")
         try:
             measured[kind] = _measure_side(rows, max_interval, measure)
         except (ValueError, TypeError) as error:
-            raise ValueError(f"{source}: rows of kind '{kind}': {error}") from error
+            raise PredictionsError(f"{source}: rows of kind '{kind}': {error}") from error
     (base, base_full), (attack, attack_full) = measured["base"], measured["attack"]
     loss = alc(base.prc, attack.prc, abs_weight=measure.abs_weight)
     return Score(

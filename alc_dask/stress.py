@@ -18,7 +18,7 @@ from alc_dask.baseline.dependence import COPIES, SHARES, TARGETS, NearDuplicates
 from alc_dask.data import Release
 from alc_dask.families.alc import AlcFamily
 from alc_dask.families.alc_settings import to_settings
-from alc_dask.jobs import JobSpec, expand
+from alc_dask.jobs import JobSpec, JobSpecError, expand
 from alc_dask.report.render import markdown_table
 from alc_dask.results.files import join, write_file
 
@@ -63,7 +63,7 @@ def stress_job(
             pairs.setdefault((p.secret, tuple(sorted(p.known))), None)
             settings = settings or to_settings(p.baseline_settings, BaselineSettings)
     if not pairs:
-        raise ValueError("the job has no attribute-inference (alc) scenario to stress")
+        raise JobSpecError("the job has no attribute-inference (alc) scenario to stress")
     shared = client.scatter(release, broadcast=True)
     tasks = [
         client.submit(replication_stress, shared, secret, known, settings, spec.seed, tuple(shares), tuple(copies), targets, pure=False)

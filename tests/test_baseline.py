@@ -71,7 +71,7 @@ def test_logistic_regression_learns_from_numbers_near_the_largest_double():
 
 
 def test_ordinary_numbers_reach_the_linear_models_unchanged():
-    from alc_dask.baseline.zoo import PowerOfTwoScaler
+    from alc_dask.baseline.power_of_two import PowerOfTwoScaler
 
     X = np.array([[1.5, np.nan, -1e120], [2.0**399, np.nan, 7.0]])
     scaled = PowerOfTwoScaler().fit(X).transform(X)

@@ -28,10 +28,17 @@ from alc_dask.cli import (
     EXIT_SCENARIOS_FAILED,
     main,
 )
+from alc_dask.data import Release, ReleaseError, ScenarioError
 from alc_dask.engine import EngineError
 from alc_dask.engine.progress import Interrupted
+from alc_dask.errors import AlcDaskError, InputError, InternalError, OptionError, PathError
+from alc_dask.jobs import JobSpecError
+from alc_dask.measure import SettingError
 from alc_dask.report import compare
 from alc_dask.report.nightly import AuditOutcome
+from alc_dask.results import ResultsError
+from alc_dask.results.lease import FolderBusy
+from alc_dask.score import PredictionsError
 
 
 def invoke(*args):
@@ -214,17 +221,97 @@ def on_a_full_disk(*args) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, check=False, preexec_fn=limit, timeout=300)
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="file size limits are POSIX")
-def test_a_full_disk_names_the_file_that_could_not_be_written(tmp_path):
-    frame = pd.DataFrame({"age": range(300), "status": "active"})
-    frame.to_parquet(tmp_path / "original.parquet")
-    frame.to_parquet(tmp_path / "weak.parquet")
+def one_scenario_job(folder: Path, statuses) -> Path:
+    """A job of one scenario, secret ``status`` known from ``age``: skipped without a cluster when ``status`` is one value."""
+    frame = pd.DataFrame({"age": range(300), "status": statuses})
+    frame.to_parquet(folder / "original.parquet")
+    frame.to_parquet(folder / "weak.parquet")
     job = {
         "name": "t",
         "release": {"original": "original.parquet", "anonymized": "weak.parquet"},
         "scenarios": [{"generate": "each_column", "secrets": ["status"]}],
+        "output": "out",
     }
-    (tmp_path / "job.yaml").write_text(yaml.safe_dump({**job, "output": "out"}))  # its one scenario is skipped: no cluster starts
+    (folder / "job.yaml").write_text(yaml.safe_dump(job))
+    return folder / "job.yaml"
+
+
+@pytest.mark.parametrize(
+    "error, code",
+    [
+        (JobSpecError("job.yaml: invalid job spec"), EXIT_BAD_INPUT),
+        (ReleaseError("original: the table is empty"), EXIT_BAD_INPUT),
+        (ScenarioError("secret 'status' is not a column"), EXIT_BAD_INPUT),
+        (SettingError("halting.max_pairs", 0, "at least 1"), EXIT_BAD_INPUT),
+        (ResultsError("output directory out holds results of another job"), EXIT_BAD_INPUT),
+        (FolderBusy("out is being written by a run on host h"), EXIT_BAD_INPUT),
+        (PredictionsError("p.csv: no rows with kind 'base'"), EXIT_BAD_INPUT),
+        (OptionError("scheduler 'x': not a scheduler address"), EXIT_BAD_INPUT),
+        (PathError(28, "No space left on device", "out/scores/part-0.parquet"), EXIT_BAD_INPUT),
+        (EngineError("cannot reach the Dask scheduler at 'tcp://10.0.0.5:8786'"), EXIT_CLUSTER_UNAVAILABLE),
+        (InternalError("family 'x' writes column 'alc' as string, another family as double"), EXIT_INTERNAL_ERROR),
+    ],
+)
+def test_each_kind_of_error_ends_with_its_code_in_one_line(monkeypatch, tmp_path, error, code):
+    def failing(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr("alc_dask.engine.run_job", failing)
+    result = invoke("run", tmp_path / "job.yaml")
+    assert result.exit_code == code
+    assert result.output.strip().startswith("Error: ") and str(error) in result.output and len(result.output.strip().splitlines()) == 1
+    assert isinstance(error, AlcDaskError)
+
+
+def test_errors_that_were_value_errors_still_are():
+    """Code catching ValueError (the Python API's users) still catches the input errors it caught."""
+    for kind in (JobSpecError, ReleaseError, ScenarioError, SettingError, ResultsError, FolderBusy, PredictionsError, OptionError):
+        assert issubclass(kind, InputError) and issubclass(kind, ValueError), kind
+    assert issubclass(PathError, OSError) and issubclass(EngineError, RuntimeError)
+
+
+@pytest.mark.parametrize("bug", [ValueError("cannot convert float NaN to integer"), KeyError("age"), OSError(9, "Bad file descriptor")])
+def test_a_bug_inside_a_run_is_1_with_the_hint_not_bad_input(monkeypatch, tmp_path, bug):
+    """A ValueError, KeyError or OSError that no layer raised on purpose is a bug, not bad input
+    (a ValueError or OSError used to end in 2, sending the user to fix an input that is fine)."""
+
+    def broken(*args, **kwargs):
+        raise bug
+
+    monkeypatch.setattr(Release, "load", broken)
+    result = invoke("run", one_scenario_job(tmp_path, "active"))
+    assert result.exit_code == EXIT_INTERNAL_ERROR, result.output
+    assert result.output.strip() == f"Error: internal error: {type(bug).__name__}: {bug} (run `alc-dask --traceback run ...` to see where)"
+
+
+def test_an_unreadable_job_file_is_2_and_named(monkeypatch, tmp_path):
+    job = one_scenario_job(tmp_path, "active")
+
+    def unreadable(path):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(Path, "read_bytes", unreadable)
+    result = invoke("plan", job)
+    assert result.exit_code == EXIT_BAD_INPUT and result.output.strip() == f"Error: {job}: cannot be read (Permission denied)"
+
+
+def test_a_cluster_lost_during_a_run_is_5(monkeypatch, tmp_path):
+    """The connection to the cluster closing under a run (``CommClosedError``) is the cluster's fault, not the input's."""
+    from distributed.comm import CommClosedError
+
+    def lost(*args, **kwargs):
+        raise CommClosedError("in <TCP (closed) ConnectionPool.gather>: Stream is closed")
+
+    monkeypatch.setattr("alc_dask.engine.clients.local_client", lambda *args: nullcontext(SimpleNamespace()))  # no cluster to start
+    monkeypatch.setattr("alc_dask.engine.runner.fan_out", lost)
+    result = invoke("run", one_scenario_job(tmp_path, ["a", "b", "c"] * 100))
+    assert result.exit_code == EXIT_CLUSTER_UNAVAILABLE, result.output
+    assert result.output.strip() == "Error: lost the connection to the Dask cluster: in <TCP (closed) ConnectionPool.gather>: Stream is closed"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="file size limits are POSIX")
+def test_a_full_disk_names_the_file_that_could_not_be_written(tmp_path):
+    one_scenario_job(tmp_path, "active")  # its one scenario is skipped: no cluster starts
     result = on_a_full_disk("run", tmp_path / "job.yaml")
     assert result.returncode == EXIT_BAD_INPUT, result.stderr
     (line,) = [line for line in result.stderr.splitlines() if line.startswith("Error:")]

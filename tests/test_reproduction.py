@@ -76,3 +76,11 @@ def test_comparison_report_on_a_few_real_attacks(shared_data, tmp_path):
     assert "Risk labels agreeing with the published results on the same attacks (3)" in markdown
     assert (tmp_path / "figure7-alc_dask-weak.png").stat().st_size > 10_000
     assert (tmp_path / "figure7-published-weak.png").exists()
+
+
+def test_a_reference_folder_without_its_results_is_bad_input_naming_the_file(tmp_path):
+    """`alc-dask paper compare --reference FOLDER` on the wrong folder: exit 2 naming the file, not a bug's 1."""
+    from alc_dask.errors import PathError
+
+    with pytest.raises(PathError, match=f"{tmp_path / 'all_secret_known_weak.parquet'}: cannot be read as the reference's published results"):
+        reference_keys(tmp_path, "weak")

@@ -139,3 +139,23 @@ def test_unwritable_output_directory(tmp_path):
     blocker.write_text("")
     with pytest.raises(ResultsError, match=f"output directory {blocker / 'out'} is not writable"):
         ResultStore.create(blocker / "out", MANIFEST)
+
+
+def test_two_families_typing_one_column_apart_is_an_internal_error(monkeypatch):
+    """Not the user's input: two families (a plugin's, say) break the contract that a shared column has one type."""
+    from types import SimpleNamespace
+
+    import pyarrow as pa
+
+    from alc_dask.errors import InternalError
+    from alc_dask.results import schema
+
+    types = {"first": pa.string(), "second": pa.float64()}
+    monkeypatch.setattr(schema, "family_names", lambda: list(types))
+    monkeypatch.setattr(schema, "get_family", lambda name: SimpleNamespace(fields=(pa.field("shared", types[name]),)))
+    schema.scores_schema.cache_clear()
+    try:
+        with pytest.raises(InternalError, match="family 'second' writes column 'shared' as double, another family as string"):
+            schema.scores_schema()
+    finally:
+        schema.scores_schema.cache_clear()

@@ -23,9 +23,8 @@ from typing import NamedTuple
 import numpy as np
 
 from alc_dask.data import Release, ScenarioError
+from alc_dask.data.partitioned import SPLIT_EVERY
 from alc_dask.measure._checks import check_count
-from alc_dask.neighbors.best_match import best_matches, secret_frequencies, secret_value_points
-from alc_dask.neighbors.partitioned import SPLIT_EVERY
 
 ABSTAINED = -1
 """Prediction code of an abstention."""
@@ -63,6 +62,8 @@ class BestRowMatch:
         `Release.usable_tables`); abstains on every target when no table holds both the secret
         and a known column.
         """
+        from alc_dask.neighbors.best_match import best_matches, secret_frequencies  # Numba's: imported to search, not to build or check
+
         if not release.anonymized:
             raise ScenarioError(
                 "best_row_match: the release has no anonymized table to match rows in (a group-anonymized release is attacked by bayesian_group)"
@@ -96,6 +97,8 @@ class BestRowMatch:
     def _numbers(self, release: Release, secret: str, known: list[str], tables, targets, tolerance, client) -> Predictions:
         """The median of the matches' values; confidence ``(1 - d_min) * share of matches within the
         tolerance of that median``, the numeric counterpart of the modal share."""
+        from alc_dask.neighbors.best_match import best_matches, secret_value_points
+
         column = release.column(secret)
         key = (id(release), column.name, "values")
         if key not in self._frequencies:

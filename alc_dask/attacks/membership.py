@@ -27,7 +27,6 @@ import numpy as np
 
 from alc_dask.baseline.memo import digest
 from alc_dask.data import EncodedTable
-from alc_dask.neighbors.nearest import k_nearest
 from alc_dask.plugins import installed, load_object
 
 MEMBERSHIP_ATTACK_GROUP = "alc_dask.membership_attacks"
@@ -119,6 +118,8 @@ def anonymized_distance(targets: MembershipTargets) -> np.ndarray:
     """Each record's Gower distance to its closest row of the attacked anonymized table."""
 
     def measure():
+        from alc_dask.neighbors.nearest import k_nearest  # Numba's: imported to measure, not to build the attack
+
         distances, _ = k_nearest(targets.records, targets.anonymized, targets.columns, 1, shared_as=targets.key)
         return distances[:, 0]
 
@@ -127,6 +128,8 @@ def anonymized_distance(targets: MembershipTargets) -> np.ndarray:
 
 def _closest_other(targets: MembershipTargets) -> np.ndarray:
     """Each record's distance to its closest control record, leaving a non-member's own row out."""
+    from alc_dask.neighbors.nearest import k_nearest
+
     distances, rows = k_nearest(targets.records, targets.control, targets.columns, 2)
     own = np.concatenate([np.full(targets.n_members, -1), targets.control_rows])
     first_other = np.where(rows[:, 0] == own, 1, 0)

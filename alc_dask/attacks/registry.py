@@ -8,19 +8,18 @@ built-in ones; a package's entry point in the ``alc_dask.attacks`` group (found 
 so by every worker of a cluster that has the package installed); and ``register_attack`` in your
 own process, whose attacks the engine sends along with a job's tasks to every worker. Building one is cheap
 (scikit-learn style: the constructor only stores and checks its parameters), so job files are
-checked by building their attacks at load.
+checked by building their attacks at load. A built-in or installed attack's module is imported when
+it is first built, and should import its heavy libraries (Numba, Dask) only when it predicts.
 """
 
 import inspect
 from collections.abc import Callable
 
-from alc_dask.attacks.bayesian_group import BayesianGroup
-from alc_dask.attacks.best_row_match import BestRowMatch
 from alc_dask.measure import SettingError
 from alc_dask.plugins import installed, load_object
 
 ATTACK_GROUP = "alc_dask.attacks"
-_BUILT_IN: dict[str, Callable[..., object]] = {"best_row_match": BestRowMatch, "bayesian_group": BayesianGroup}
+_BUILT_IN = {"best_row_match": "alc_dask.attacks.best_row_match:BestRowMatch", "bayesian_group": "alc_dask.attacks.bayesian_group:BayesianGroup"}
 _REGISTERED: dict[str, Callable[..., object]] = {}
 
 
@@ -48,9 +47,7 @@ def attack_names() -> list[str]:
 
 def build_attack(name: str, **params):
     """The attack ``name`` built with ``params``; a ``SettingError`` names the name or the parameter at fault."""
-    factory = _BUILT_IN.get(name) or _REGISTERED.get(name)
-    if factory is None and name in installed(ATTACK_GROUP):
-        factory = load_object(installed(ATTACK_GROUP)[name])
+    factory = _factory(name)
     if factory is None:
         known = ", ".join(attack_names())
         raise SettingError("name", name, f"a known attack: {known}", f"unknown attack {name!r}; known attacks: {known}")
@@ -61,6 +58,14 @@ def build_attack(name: str, **params):
         raise SettingError(f"params.{error.field}", error.value, error.expected) from None
     except (TypeError, ValueError) as error:
         raise SettingError("params", params, f"parameters attack {name!r} accepts ({error})") from None
+
+
+def _factory(name: str) -> Callable[..., object] | None:
+    """What builds the attack ``name``: registered in this process, else built in or installed (imported now)."""
+    if name in _REGISTERED:
+        return _REGISTERED[name]
+    target = _BUILT_IN.get(name) or installed(ATTACK_GROUP).get(name)
+    return None if target is None else load_object(target)
 
 
 def _check_accepted(name: str, factory: Callable[..., object], params: dict) -> None:

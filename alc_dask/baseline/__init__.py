@@ -1,20 +1,24 @@
-"""Non-member baselines: what a model that never saw a target can infer about it."""
+"""Non-member baselines: what a model that never saw a target can infer about it.
 
-from alc_dask.baseline.blocks import block_predictions, block_size, fit_without_block
-from alc_dask.baseline.features import FeatureLayout
-from alc_dask.baseline.one_to_one import OneToOnePredictor
-from alc_dask.baseline.selection import BaselineSettings, ModelChoice, select_model
-from alc_dask.baseline.zoo import DEFAULT_CANDIDATES, MODELS
+Names are imported on first use (PEP 562), so that settings and job files are checked without
+scikit-learn, which fitting a model imports.
+"""
 
-__all__ = [
-    "DEFAULT_CANDIDATES",
-    "MODELS",
-    "BaselineSettings",
-    "FeatureLayout",
-    "ModelChoice",
-    "OneToOnePredictor",
-    "block_predictions",
-    "block_size",
-    "fit_without_block",
-    "select_model",
-]
+from alc_dask.plugins import lazy_exports
+
+_EXPORTS = {
+    "DEFAULT_CANDIDATES": "alc_dask.baseline.zoo",
+    "MODELS": "alc_dask.baseline.zoo",
+    "BaselineSettings": "alc_dask.baseline.selection",
+    "FeatureLayout": "alc_dask.baseline.features",
+    "ModelChoice": "alc_dask.baseline.selection",
+    "OneToOnePredictor": "alc_dask.baseline.one_to_one",
+    "block_predictions": "alc_dask.baseline.blocks",
+    "block_size": "alc_dask.baseline.blocks",
+    "fit_without_block": "alc_dask.baseline.blocks",
+    "select_model": "alc_dask.baseline.selection",
+}
+
+__all__ = list(_EXPORTS)
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -8,7 +8,6 @@ both (Francis & Wagner 2025, §3.4 and §5).
 import numpy as np
 
 from alc_dask.baseline.features import FeatureLayout
-from alc_dask.baseline.one_to_one import OneToOnePredictor
 from alc_dask.baseline.selection import BaselineSettings, fit_model, predict_with_confidence
 from alc_dask.baseline.zoo import build_model
 from alc_dask.seeds import stream
@@ -35,6 +34,8 @@ def fit_without_block(
     rows = np.flatnonzero(outside)
     if settings.training_rows is not None and len(rows) > settings.training_rows:
         rows = np.sort(stream(seed, "training rows").choice(rows, settings.training_rows, replace=False))
+    from alc_dask.baseline.one_to_one import OneToOnePredictor  # scikit-learn's: imported when a model is fitted
+
     model = build_model(model_name, layout, settings.trees, seed, numeric=numeric)
     if isinstance(model, OneToOnePredictor):  # chosen by selection: it looks up its best column here, whatever the share
         model.set_params(min_share=0.0)

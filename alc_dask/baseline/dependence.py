@@ -25,8 +25,8 @@ from alc_dask.baseline.selection import BaselineSettings, fit_model, predict_wit
 from alc_dask.baseline.zoo import build_model
 from alc_dask.data import Release
 from alc_dask.data.partitioned import whole
+from alc_dask.errors import OptionError
 from alc_dask.measure import wilson_interval
-from alc_dask.neighbors.nearest import k_nearest
 from alc_dask.seeds import stream
 from alc_dask.shown import shown
 
@@ -118,6 +118,8 @@ def suspicious_neighbours(table, rows: np.ndarray, columns: Sequence[str], ratio
 
 def _closest_others(table, rows: np.ndarray, columns: Sequence[str], ratio: float) -> tuple[np.ndarray, np.ndarray]:
     """Per row: whether its closest other record is nearer than ``ratio`` times the next, and that record."""
+    from alc_dask.neighbors.nearest import k_nearest  # Numba's: imported when a search runs, not with the settings
+
     distances, found = k_nearest(table.rows(rows), table, columns, 3)
     others = found != rows[:, None]
     first, second = (np.argmax(np.cumsum(others, axis=1) == rank, axis=1) for rank in (1, 2))
@@ -136,7 +138,7 @@ def check_replications(shares: Sequence[float], copies: Sequence[int]) -> None:
     """Refuse a share of rows outside (0, 1] (NaN too) or copies not a whole number from 1 to ``MAX_COPIES``."""
     for i, share in enumerate(shares):
         if not 0 < share <= 1:
-            raise ValueError(f"shares[{i}]: {shown(share)} is not a share of rows in (0, 1]")
+            raise OptionError(f"shares[{i}]: {shown(share)} is not a share of rows in (0, 1]")
     for i, times in enumerate(copies):
         if isinstance(times, bool) or not isinstance(times, (int, np.integer)) or not 1 <= times <= MAX_COPIES:
-            raise ValueError(f"copies[{i}]: {shown(times)} is not a whole number of copies from 1 to {MAX_COPIES}")
+            raise OptionError(f"copies[{i}]: {shown(times)} is not a whole number of copies from 1 to {MAX_COPIES}")

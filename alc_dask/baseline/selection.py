@@ -13,9 +13,6 @@ from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
-import sklearn
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import train_test_split
 from threadpoolctl import ThreadpoolController
 
 from alc_dask.baseline.features import FeatureLayout
@@ -108,6 +105,9 @@ def fit_model(model, X: np.ndarray, y: np.ndarray):
     """Fit on one thread: scenarios run side by side, and BLAS threads competing for the same
     cores made a 0.4 s fit take 10 s on a busy 2-core machine. The models are built here with
     valid parameters, so sklearn's per-call parameter validation is skipped."""
+    import sklearn
+    from sklearn.exceptions import ConvergenceWarning
+
     with warnings.catch_warnings(), _blas_controller().limit(limits=1), sklearn.config_context(skip_parameter_validation=True):
         warnings.simplefilter("ignore", ConvergenceWarning)
         return model.fit(X, y)
@@ -164,6 +164,8 @@ def select_model(
 def _split(X, y, settings: BaselineSettings, seed: int, numeric: bool = False):
     """Train and test rows; split by index, so that `X` may fetch just the rows it is asked for.
     Numbers are split at random (not stratified), and rows with a missing number never train."""
+    from sklearn.model_selection import train_test_split
+
     test_size = len(y) // 2 if len(y) < SMALL_TABLE_ROWS else min(settings.selection_test_rows, len(y) // 2)
     _, counts = np.unique(y, return_counts=True)
     stratify = y if not numeric and counts.min() >= 2 else None

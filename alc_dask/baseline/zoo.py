@@ -2,24 +2,22 @@
 
 Tree ensembles use categorical codes as ordered numbers (they split on them well enough and need
 no encoding); logistic regression gets one-hot categories and scaled numbers. Every model is
-single-threaded: the engine runs many scenarios at once instead.
+single-threaded: the engine runs many scenarios at once instead. scikit-learn is imported when a
+model is built, so that settings naming models are checked without it.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.compose import ColumnTransformer
-from sklearn.dummy import DummyClassifier, DummyRegressor
-from sklearn.ensemble import ExtraTreesClassifier, HistGradientBoostingClassifier, RandomForestClassifier, RandomForestRegressor
-from sklearn.impute import SimpleImputer
-from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from alc_dask.baseline.features import FeatureLayout
-from alc_dask.baseline.one_to_one import OneToOnePredictor
 from alc_dask.seeds import derived_seed
+
+if TYPE_CHECKING:
+    from sklearn.compose import ColumnTransformer
 
 ModelFactory = Callable[[FeatureLayout, int, int], object]
 """(feature layout, trees, seed) -> an unfitted classifier."""
@@ -29,43 +27,40 @@ HGB_MAX_CATEGORIES = 254
 
 
 def _random_forest(layout, trees, seed):
+    from sklearn.ensemble import RandomForestClassifier
+
     return RandomForestClassifier(n_estimators=trees, random_state=seed, n_jobs=1)
 
 
 def _regularized_random_forest(layout, trees, seed):
     """Resists dependent records (paper §3.7): replicated rows cannot each get a leaf of their own."""
+    from sklearn.ensemble import RandomForestClassifier
+
     return RandomForestClassifier(n_estimators=2 * trees, min_samples_split=10, min_samples_leaf=10, random_state=seed, n_jobs=1)
 
 
 def _extra_trees(layout, trees, seed):
+    from sklearn.ensemble import ExtraTreesClassifier
+
     return ExtraTreesClassifier(n_estimators=trees, random_state=seed, n_jobs=1)
 
 
 def _hist_gradient_boosting(layout, trees, seed):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
     native = layout.categorical & (layout.n_codes <= HGB_MAX_CATEGORIES)
     return HistGradientBoostingClassifier(max_iter=500, early_stopping=True, categorical_features=native if native.any() else None, random_state=seed)
 
 
-class PowerOfTwoScaler(TransformerMixin, BaseEstimator):
-    """Each column divided by the power of two that brings its largest magnitude below 2^400.
-    Near the largest double, the sums of the imputer and of ``StandardScaler`` overflow and every
-    value becomes NaN; dividing by a power of two only changes exponents, so it is exact, and a
-    column of ordinary numbers is left as it is."""
-
-    LARGEST_EXPONENT = 400
-    """Squares of 2^400 summed over 2^200 rows stay finite."""
-
-    def fit(self, X, y=None):
-        largest = np.fmax.reduce(np.abs(X), axis=0, initial=0.0)  # fmax passes over missing values
-        self.shift_ = np.maximum(np.frexp(largest)[1] - self.LARGEST_EXPONENT, 0)
-        return self
-
-    def transform(self, X):
-        return np.ldexp(X, -self.shift_)
-
-
 def _encoding(layout) -> ColumnTransformer:
     """One-hot categories, imputed and scaled numbers: what the linear models see."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from alc_dask.baseline.power_of_two import PowerOfTwoScaler
+
     categorical = layout.categorical
     numbers = make_pipeline(PowerOfTwoScaler(), SimpleImputer(strategy="median", add_indicator=True), StandardScaler())
     return ColumnTransformer(
@@ -77,14 +72,21 @@ def _encoding(layout) -> ColumnTransformer:
 
 
 def _logistic_regression(layout, trees, seed):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
     return make_pipeline(_encoding(layout), LogisticRegression(max_iter=5000, random_state=seed))
 
 
 def _one_to_one(layout, trees, seed):
+    from alc_dask.baseline.one_to_one import OneToOnePredictor
+
     return OneToOnePredictor(categorical=layout.categorical)
 
 
 def _majority(layout, trees, seed):
+    from sklearn.dummy import DummyClassifier
+
     return DummyClassifier(strategy="prior")
 
 
@@ -100,18 +102,27 @@ MODELS: dict[str, ModelFactory] = {
 
 
 def _median(layout, trees, seed):
+    from sklearn.dummy import DummyRegressor
+
     return DummyRegressor(strategy="median")
 
 
 def _linear_regression(layout, trees, seed):
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import make_pipeline
+
     return make_pipeline(_encoding(layout), Ridge(alpha=1.0))
 
 
 def _random_forest_regressor(layout, trees, seed):
+    from sklearn.ensemble import RandomForestRegressor
+
     return RandomForestRegressor(n_estimators=trees, random_state=seed, n_jobs=1)
 
 
 def _regularized_random_forest_regressor(layout, trees, seed):
+    from sklearn.ensemble import RandomForestRegressor
+
     return RandomForestRegressor(n_estimators=2 * trees, min_samples_split=10, min_samples_leaf=10, random_state=seed, n_jobs=1)
 
 

@@ -4,7 +4,7 @@ table without gathering it: row count, where each block starts, and every contin
 min/max over the whole table.
 
 Rows and columns are gathered on demand (targets, training samples, a secret's codes), each block
-contributing its share through one Dask task.
+contributing its share through one Dask task. Dask is imported then: loading a job needs none of it.
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-import dask
 import numpy as np
-from distributed import get_worker, worker_client
 
 from alc_dask.data.table import EncodedTable
+
+SPLIT_EVERY = 8
+"""Partial results combined per task of the reduction tree of a search over partitions."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,6 +40,8 @@ class PartitionedTable:
 
     def rows(self, index: slice | np.ndarray) -> EncodedTable:
         """The given rows (indices in their order, a slice or a boolean mask), gathered from the blocks that hold them."""
+        import dask
+
         wanted = np.arange(self.n_rows)[index] if isinstance(index, slice) or np.asarray(index).dtype == bool else np.asarray(index, dtype=np.int64)
         if wanted.size and (wanted.min() < 0 or wanted.max() >= self.n_rows):
             raise IndexError(f"row index out of range for {self.name} ({self.n_rows} rows)")
@@ -55,10 +58,14 @@ class PartitionedTable:
 
     def column_array(self, name: str) -> np.ndarray:
         """Every row's codes (categorical) or values (continuous) of column `name`."""
+        import dask
+
         return np.concatenate(compute(self.blocks, *(dask.delayed(_block_column, pure=False)(b, name) for b in self.blocks)))
 
     def map_blocks(self, function, *args) -> list:
         """`function(block, *args)` of every block, computed where the blocks are."""
+        import dask
+
         return list(compute(self.blocks, *(dask.delayed(function, pure=False)(b, *args) for b in self.blocks)))
 
 
@@ -70,6 +77,8 @@ def whole(table) -> EncodedTable:
 
 def compute(blocks: Sequence, *delayed) -> tuple:
     """Compute `delayed` on the cluster holding `blocks` (in process when they are not futures)."""
+    import dask
+
     client = getattr(blocks[0], "client", None) if blocks else None
     if client is None:
         return dask.compute(*delayed)
@@ -82,6 +91,8 @@ def _out_of_the_thread_pool():
     """In a task on a worker (a scenario), leave the worker's thread pool while the block tasks run
     and rejoin it after: they need its threads, and the task's own work (training a baseline, say)
     must keep to its thread rather than compete with the searches of other scenarios for the cores."""
+    from distributed import get_worker, worker_client  # a cluster's blocks: distributed is loaded already
+
     try:
         get_worker()
     except ValueError:  # on the client

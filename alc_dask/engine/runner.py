@@ -10,9 +10,6 @@ from collections import deque
 from pathlib import Path
 
 import pandas as pd
-from distributed import as_completed
-from distributed.comm import CommClosedError
-from tornado.iostream import StreamClosedError
 
 from alc_dask.attacks.registry import registered_attacks
 from alc_dask.data import Release, ReleaseError
@@ -91,6 +88,8 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
     writes each scenario once, when its task completes. Ctrl-C raises ``Interrupted``, saying how
     many scenarios were written.
     """
+    from distributed import as_completed  # a cluster runs: distributed is loaded already
+
     tasks = ScenarioTasks(client, release, context)
     threads = sum(client.nthreads().values()) or 1
     sizing = BatchSizing(threads)
@@ -132,6 +131,9 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
 def _results_cut_off(record: logging.LogRecord) -> bool:
     """False for the error a result still being fetched logs when Ctrl-C closes its connection
     (the scenario is not written and reruns on resume), so the interrupted run ends in one line."""
+    from distributed.comm import CommClosedError
+    from tornado.iostream import StreamClosedError
+
     error = record.exc_info[1] if record.exc_info else None
     return not isinstance(error, CommClosedError | StreamClosedError)
 

@@ -13,7 +13,7 @@ distance are ranked in a seeded random order, not by row number.
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 import pyarrow as pa
@@ -23,8 +23,10 @@ from alc_dask.data import ColumnKind, EncodedTable
 from alc_dask.families.base import Evaluation, EvaluationFamily
 from alc_dask.families.wp29 import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
-from alc_dask.neighbors.nearest import ShuffledTable
 from alc_dask.seeds import stream
+
+if TYPE_CHECKING:
+    from alc_dask.neighbors.nearest import ShuffledTable
 
 
 class InferenceParams(Wp29Params):
@@ -67,6 +69,8 @@ class Inference(EvaluationFamily):
         held_out = control.rows(np.sort(rng.choice(control.n_rows, n_control, replace=False)))
         guessed = rng.choice(anonymized.n_rows, n_baseline, replace=False)
         baseline_right = self._right(self._secret(release, anonymized)[guessed], self._secret(release, main)[:n_baseline], release)
+        from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
+
         shuffled = ShuffledTable.of(anonymized, rng)
         counts = AttackCounts(
             n_main,

@@ -12,7 +12,7 @@ tell its rows apart would seem to link everyone.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -21,8 +21,10 @@ from alc_dask.data import ScenarioError
 from alc_dask.families.base import Evaluation, EvaluationFamily
 from alc_dask.families.wp29 import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
-from alc_dask.neighbors.nearest import ShuffledTable
 from alc_dask.seeds import stream
+
+if TYPE_CHECKING:
+    from alc_dask.neighbors.nearest import ShuffledTable
 
 Half = Annotated[tuple[str, ...], Field(min_length=1)]
 
@@ -62,6 +64,8 @@ class Linkability(EvaluationFamily):
         anonymized, control = attacked_tables(release, p, self.name)
         rng = stream(seed, "linkability")
         n_main, n_control = min(p.n_attacks, release.original.n_rows), min(p.n_attacks, control.n_rows)
+        from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
+
         orders = [ShuffledTable.of(anonymized, rng) for _ in p.aux_cols]
         main_links = self._links(release.original, orders, rng.choice(release.original.n_rows, n_main, replace=False))
         control_links = self._links(control, orders, rng.choice(control.n_rows, n_control, replace=False))

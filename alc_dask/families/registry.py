@@ -11,6 +11,7 @@ workers' environment runs on a real cluster, and an unknown name is rejected whe
 
 from __future__ import annotations
 
+from alc_dask.measure import SettingError
 from alc_dask.plugins import installed, load_object
 
 FAMILY_GROUP = "alc_dask.families"
@@ -32,8 +33,9 @@ def family_names() -> list[str]:
 
 
 def get_family(name: str) -> type:
-    """The family class registered as ``name``; a ``ValueError`` listing the known names otherwise."""
+    """The family class registered as ``name``; a ``SettingError`` listing the known names otherwise."""
     target = _BUILT_IN.get(name) or installed(FAMILY_GROUP).get(name)
     if target is None:
-        raise ValueError(f"unknown family {name!r}; known families: {', '.join(family_names())}")
+        known = ", ".join(family_names())
+        raise SettingError("family", name, f"a known family: {known}", f"unknown family {name!r}; known families: {known}")
     return load_object(target)

@@ -22,7 +22,6 @@ from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
 from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
-from alc_dask.gibbs_kernels import learner_joint
 from alc_dask.group_posterior import ChainSettings, FlatModel, Posterior, sample_chains
 from alc_dask.measure import alc, risk_label
 from alc_dask.measure.relative_threat import (
@@ -240,5 +239,7 @@ def _faithfulness(theta: np.ndarray, phi: np.ndarray, offsets: np.ndarray, chain
     ideal = theta[sensitive] * np.prod(phi[sensitive[:, None], tuples + offsets[:-1]], axis=1)
     thetas = np.concatenate([c.thetas for c in chains])
     phis = np.concatenate([c.phis for c in chains])
+    from alc_dask.gibbs_kernels import learner_joint  # Numba: imported to measure, not to check parameters
+
     learned = learner_joint(thetas, phis, offsets, tuples, sensitive)
     return 1.0 - empirical_total_variation(ideal, learned)

@@ -121,6 +121,8 @@ def read_text(path: Path) -> str:
     """The file's text, UTF-8 with or without a byte order mark; otherwise an error naming the file."""
     try:
         return path.read_bytes().decode("utf-8-sig")
+    except OSError as error:  # unreadable: a folder without permission, say
+        raise JobSpecError(f"{path}: cannot be read ({error.strerror or error})") from None
     except UnicodeDecodeError as error:
         raise JobSpecError(f"{path}: not UTF-8 text (byte {error.object[error.start]:#04x} at offset {error.start}); save it as UTF-8") from None
 

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from alc_dask.errors import InputError
 from alc_dask.shown import shown
 
 
@@ -56,7 +57,7 @@ def scalar_or_array(result: np.ndarray):
     return float(result) if result.ndim == 0 else result
 
 
-class SettingError(ValueError):
+class SettingError(InputError, ValueError):
     """A settings field holds a value it cannot take: names the field, the value and what is allowed.
 
     Raised when a settings object is built, so the Python API and job files refuse the same values

@@ -17,10 +17,7 @@ import dask
 from dask.base import tokenize
 
 from alc_dask.data import EncodedTable
-from alc_dask.data.partitioned import PartitionedTable, compute
-
-SPLIT_EVERY = 8
-"""Partial results combined per task of the reduction tree."""
+from alc_dask.data.partitioned import SPLIT_EVERY, PartitionedTable, compute
 
 
 class Search(Protocol):

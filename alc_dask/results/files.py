@@ -18,6 +18,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from fsspec.implementations.local import LocalFileSystem
 
+from alc_dask.errors import MissingPathError, PathError
+
 TEMPORARY = ".tmp-"  # in the name of a local file being written: ``.<name>.tmp-<pid>``
 ROW_GROUP = 64 * 1024
 
@@ -46,25 +48,31 @@ def read_text(location: str | os.PathLike) -> str:
 
 
 def _named_errors(operation):
-    """Every error as an OSError naming the file: a file system's own (an unreachable endpoint,
-    missing credentials), and one of the operating system's that names no file or another one (a
-    full disk fails a write with ENOSPC and no name; a local write fails on its temporary name)."""
+    """Every error as a ``PathError`` naming the file (these are the user's output and results
+    folders): a file system's own (an unreachable endpoint, missing credentials), and one of the
+    operating system's that names no file or another one (a full disk fails a write with ENOSPC and
+    no name; a local write fails on its temporary name)."""
 
     @functools.wraps(operation)
     def named(self, path, *args):
         try:
             return operation(self, path, *args)
         except OSError as error:
-            shown = self.display(path)
-            if shown in str(error):
-                raise
-            if error.errno is None:
-                raise OSError(f"{shown}: {error}") from error
-            raise OSError(error.errno, error.strerror, shown) from error  # the subclass of its errno: FileNotFoundError...
+            raise _path_error(error, self.display(path)) from error
         except Exception as error:  # noqa: BLE001 - each file system raises its own types (botocore's, gcsfs', ...)
-            raise OSError(f"{self.display(path)}: {type(error).__name__}: {error}") from error
+            raise PathError(f"{self.display(path)}: {type(error).__name__}: {error}") from error
 
     return named
+
+
+def _path_error(error: OSError, shown: str) -> PathError:
+    """``error`` naming ``shown`` (as it is when it names it already), with its errno; a missing file stays a ``FileNotFoundError``."""
+    kind = MissingPathError if isinstance(error, FileNotFoundError) else PathError
+    if shown in str(error):
+        return kind(error.errno, error.strerror, error.filename) if error.filename is not None else kind(*error.args)
+    if error.errno is None:
+        return kind(f"{shown}: {error}")
+    return kind(error.errno, error.strerror, shown)
 
 
 class Files:

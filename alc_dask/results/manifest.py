@@ -6,12 +6,13 @@ Resuming with any of them changed is refused rather than mixing results.
 
 import json
 
+from alc_dask.errors import InputError
 from alc_dask.results.files import Files
 
 MANIFEST = "job.json"
 
 
-class ResultsError(ValueError):
+class ResultsError(InputError, ValueError):
     """An output directory cannot be written, read or resumed."""
 
 

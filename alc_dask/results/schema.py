@@ -11,6 +11,7 @@ from functools import cache
 
 import pyarrow as pa
 
+from alc_dask.errors import InternalError
 from alc_dask.families import family_names, get_family
 
 IDENTITY = (
@@ -52,5 +53,5 @@ def scores_schema() -> pa.Schema:
         for field in get_family(name).fields:
             known = fields.setdefault(field.name, field)
             if known.type != field.type:
-                raise TypeError(f"family {name!r} writes column {field.name!r} as {field.type}, another family as {known.type}")
+                raise InternalError(f"family {name!r} writes column {field.name!r} as {field.type}, another family as {known.type}")
     return pa.schema(list(fields.values()))

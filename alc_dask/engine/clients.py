@@ -1,0 +1,108 @@
+"""Dask clients: of a new local cluster, or of a running one once it answers. Here distributed is
+imported, when ``alc_dask.engine.cluster.connect`` needs a cluster, and not before.
+"""
+
+import asyncio
+import logging
+import signal
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+from dask.utils import parse_timedelta
+from distributed import Client, LocalCluster, WorkerPlugin
+from distributed.comm import connect as open_comm
+from distributed.security import Security
+
+from alc_dask.engine.cluster import CONNECT_TIMEOUT, WORKERS_TIMEOUT, EngineError, scheduler_address
+
+
+@contextmanager
+def local_client(workers: int, dashboard: str | None) -> Iterator[Client]:
+    """A client of a new cluster of ``workers`` single-threaded worker processes on this machine, its dashboard at ``dashboard`` (None: none)."""
+    with (
+        LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=dashboard,
+            # Without a dashboard the scheduler still serves HTTP (health, metrics), by default on 8787:
+            # a random local port never collides with another cluster's dashboard.
+            scheduler_kwargs={} if dashboard else {"dashboard_address": "127.0.0.1:0"},
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        client.register_plugin(IgnoreInterrupts())
+        yield client
+
+
+class IgnoreInterrupts(WorkerPlugin):
+    """Local workers share the terminal's process group: Ctrl-C reaches them too, and each would print
+    a traceback. They ignore it; the runner stops them when it is interrupted."""
+
+    name = "alc-dask-ignore-interrupts"
+
+    def setup(self, worker) -> None:
+        if threading.current_thread() is threading.main_thread():  # only there can signals be handled
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def scheduler_client(scheduler: str, workers: int) -> Iterator[Client]:
+    """A client of the running cluster at ``scheduler`` once it has ``workers`` workers."""
+    address = scheduler_address(scheduler)
+    _check_scheduler_answers(address, scheduler)
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise EngineError(f"cannot reach the Dask scheduler at {scheduler!r}: {error}") from None
+    with client:
+        try:
+            client.wait_for_workers(workers, timeout=WORKERS_TIMEOUT)
+        except TimeoutError:
+            raise EngineError(f"the scheduler at {scheduler!r} has fewer than {workers} workers after {WORKERS_TIMEOUT}s") from None
+        yield client
+
+
+def cluster_dashboard(client: Client, scheduler: str) -> str:
+    """The link of a running cluster's dashboard. Its scheduler reports an HTTP server even without
+    one (for health checks and metrics): whether the dashboard's Bokeh application is mounted on it says."""
+    link = client.dashboard_link
+    if link and client.run_on_scheduler(_serves_dashboard):
+        return f"Dask dashboard of the cluster: {link}"
+    return f"the Dask cluster at {scheduler!r} serves no dashboard (its scheduler runs with --no-dashboard, or without bokeh installed)"
+
+
+def _serves_dashboard(dask_scheduler) -> bool:
+    return bool(dask_scheduler.http_application.applications)
+
+
+def _check_scheduler_answers(address: str, shown: str) -> None:
+    """EngineError, at once and in one line, unless a Dask scheduler answers at ``address``.
+
+    A ``Client`` that fails to start can print a traceback on exit after waiting 20 s more, and
+    a service that is not Dask (a web server, say) makes it try to allocate exabytes.
+    """
+    with ThreadPoolExecutor(1) as thread:  # its own event loop, also when the caller runs one (Jupyter)
+        try:
+            identity = thread.submit(asyncio.run, _identity(address)).result()
+        except OSError as error:  # refused, timed out, unknown host, closed
+            raise EngineError(f"cannot reach the Dask scheduler at {shown!r}: {error}") from None
+        except MemoryError:  # another service's reply read as the length of a Dask message
+            identity = None
+        except Exception as error:  # noqa: BLE001 - e.g. tls:// without TLS configured
+            raise EngineError(f"cannot connect to the Dask scheduler at {shown!r}: {type(error).__name__}: {error}") from None
+    if not isinstance(identity, dict) or identity.get("type") != "Scheduler":
+        raise EngineError(f"cannot use {shown!r}: something answered, but not a Dask scheduler (another service, or a TLS scheduler addressed without tls://?)")
+
+
+async def _identity(address: str):
+    timeout = parse_timedelta(CONNECT_TIMEOUT)
+    comm = await open_comm(address, timeout=timeout, **Security().get_connection_args("client"))
+    try:
+        await asyncio.wait_for(comm.write({"op": "identity", "reply": True}), timeout)
+        return await asyncio.wait_for(comm.read(), timeout)
+    finally:
+        comm.abort()

@@ -56,9 +56,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def s3():
-    """``s3://alc-dask-tests`` on a moto server of this process, reached as users reach theirs: AWS_ENDPOINT_URL."""
+    """``s3://alc-dask-tests`` on a moto server of this process, reached as users reach theirs: AWS_ENDPOINT_URL.
+    One for the session: a second server started after the first stopped was not answered (aiobotocore)."""
     server_module = pytest.importorskip("moto.server", reason="moto[server] is not installed (pip install alc-dask[test])")
     s3fs = pytest.importorskip("s3fs", reason="s3fs is not installed (pip install alc-dask[s3])")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

@@ -9,11 +9,11 @@ from alc_dask.plugins import lazy_exports
 __version__ = "0.6.0"
 
 _EXPORTS = {
-    "AttackLoop": "alc_dask.loop",
-    "AttackResult": "alc_dask.loop",
+    "AttackLoop": "alc_dask.families.alc.loop",
+    "AttackResult": "alc_dask.families.alc.loop",
     "Release": "alc_dask.data",
     "register_attack": "alc_dask.attacks.registry",
-    "run_attack": "alc_dask.loop",
+    "run_attack": "alc_dask.families.alc.loop",
     "run_job": "alc_dask.engine",
 }
 

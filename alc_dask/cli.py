@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from alc_dask.apps.score import PredictionsError, Score, score_predictions
 from alc_dask.errors import ClusterError, InputError, OptionError
-from alc_dask.score import PredictionsError, Score, score_predictions
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -237,11 +237,11 @@ def plan(job: Path) -> None:
 @click.option("--out", help="Folder or fsspec URL for stress.parquet and stress.md (default: the job's output/stress).")
 def stress(job: Path, shares: tuple[float, ...], copies: tuple[int, ...], targets: int, scheduler: str | None, workers: int | None, out: str | None) -> None:
     """How much JOB's baselines gain from dependent records: copies of the original's rows, and near duplicates."""
+    from alc_dask.apps.stress import stress_job, write_stress
     from alc_dask.baseline.dependence import COPIES, SHARES, check_replications
     from alc_dask.engine import connect, prepare_release
     from alc_dask.jobs import check_files, load_job
     from alc_dask.results.files import join
-    from alc_dask.stress import stress_job, write_stress
 
     shares, copies = shares or SHARES, copies or COPIES
     check_replications(shares, copies)
@@ -307,7 +307,7 @@ def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool
 @dashboard_option(DASHBOARD_HELP + ".")
 def demo(out: Path, rows: int, seed: int, workers: int | None, dashboard: bool | str) -> None:
     """Attack a weakly and a strongly anonymized synthetic release on a local cluster and report."""
-    from alc_dask.demo import run_demo
+    from alc_dask.apps.demo import run_demo
     from alc_dask.report import as_text
     from alc_dask.report import summarize as summary_of
 
@@ -334,10 +334,10 @@ def paper() -> None:
 @dashboard_option(DASHBOARD_HELP + "; with --scheduler, print the link of the cluster's dashboard.")
 def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, scheduler: str | None, workers: int | None, dashboard: bool | str) -> None:
     """Run the paper's job files (jobs/paper/*.yaml), one after the other, on one cluster."""
+    from alc_dask.apps.reproduction import with_paper_sample
     from alc_dask.engine import run_job
     from alc_dask.engine.cluster import connect
     from alc_dask.jobs import load_job
-    from alc_dask.reproduction import with_paper_sample
 
     failed = 0
     with connect(scheduler, workers, dashboard) as client:
@@ -365,7 +365,7 @@ def paper_run(jobs: tuple[Path, ...], sample: int | None, everything: bool, sche
 @click.option("--report", "report_dir", type=click.Path(path_type=Path), default=Path("alc-out/paper/report"), show_default=True)
 def paper_compare(out: tuple[Path, ...], reference_dir: Path, report_dir: Path) -> None:
     """Table 2 and Figure 7 of the paper from the results in OUT..., beside the reference's."""
-    from alc_dask.reproduction import compare_with_reference
+    from alc_dask.apps.reproduction import compare_with_reference
     from alc_dask.results.files import write_file
 
     scores = _scores_of(out)

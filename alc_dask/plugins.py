@@ -1,14 +1,25 @@
-"""Python entry points: how installed packages add attacks and evaluation families by name; and
-names a package exports from its modules, imported on first use."""
+"""Python entry points: how packages, this one included, add attacks and evaluation families by
+name; and names a package exports from its modules, imported on first use."""
 
 from functools import cache
 from importlib import import_module, metadata
 
+OWN_DISTRIBUTION = "alc-dask"
+
 
 @cache
 def installed(group: str) -> dict[str, str]:
-    """``name -> "module:qualname"`` of the entry points in ``group`` of every installed package."""
-    return {entry.name: entry.value for entry in metadata.entry_points(group=group)}
+    """``name -> "module:qualname"`` of the entry points in ``group`` of every installed package, by
+    name; this package's own come first, so another package cannot replace a built-in name."""
+    entries = sorted(metadata.entry_points(group=group), key=lambda entry: (_distribution(entry) != OWN_DISTRIBUTION, entry.name))
+    found: dict[str, str] = {}
+    for entry in entries:
+        found.setdefault(entry.name, entry.value)
+    return found
+
+
+def _distribution(entry: metadata.EntryPoint) -> str | None:
+    return entry.dist.name.replace("_", "-").lower() if entry.dist is not None else None
 
 
 def load_object(target: str):

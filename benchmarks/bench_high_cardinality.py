@@ -19,7 +19,7 @@ import alc_dask.baseline.budget as budget
 import alc_dask.baseline.sources as sources
 from alc_dask import Release
 from alc_dask.baseline.memo import BASELINES
-from alc_dask.loop import run_attack
+from alc_dask.families.alc.loop import run_attack
 
 
 def release_of(rows: int) -> Release:

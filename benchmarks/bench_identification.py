@@ -47,8 +47,8 @@ json.dump(out, sys.stdout)
 
 def curves():
     """(dataset, quasi-identifiers, table, curves of the full table) for every dataset and sampled set."""
-    from alc_dask.anonymity_sets import anonymity_sets
     from alc_dask.data import Release
+    from alc_dask.families.identification.anonymity_sets import anonymity_sets
 
     for name, path in DATASETS.items():
         frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
@@ -60,7 +60,7 @@ def curves():
 
 
 def accuracy(rows: list) -> pd.DataFrame:
-    from alc_dask.anonymity_sets import _unit
+    from alc_dask.families.identification.anonymity_sets import _unit
     from alc_dask.measure.scaling_fits import fit_baselines, fit_correctness, fit_profile
 
     errors = []
@@ -115,8 +115,8 @@ def oracle(rows: list) -> pd.DataFrame:
 def scale(rows: int, workers: int, folder: Path) -> dict:
     from distributed import Client, LocalCluster
 
-    from alc_dask.anonymity_sets import anonymity_sets
     from alc_dask.data.on_cluster import load_on_cluster
+    from alc_dask.families.identification.anonymity_sets import anonymity_sets
 
     data = folder / f"table-{rows}"
     if not (data / "_done").exists():

@@ -29,7 +29,7 @@ CHUNK = 250_000
 
 def adult_table() -> pd.DataFrame:
     from alc_dask.data import Release
-    from alc_dask.families.membership import Membership
+    from alc_dask.families.membership.family import Membership
 
     original = pd.read_parquet(ADULT / "original.parquet")
     members, control = original.iloc[:MEMBERS].reset_index(drop=True), original.iloc[MEMBERS:].reset_index(drop=True)
@@ -70,7 +70,7 @@ def write_parts(frame: pd.DataFrame, folder: Path) -> None:
 
 def scale_data(folder: Path, rows: int, non_members: int) -> None:
     from alc_dask.anonymize import swap_frame
-    from alc_dask.synthetic import make_population
+    from alc_dask.apps.synthetic import make_population
 
     if (folder / "control" / "_done").exists():
         return

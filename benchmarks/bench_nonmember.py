@@ -57,11 +57,11 @@ def main() -> None:
     args = parser.parse_args()
 
     from alc_dask import run_job
+    from alc_dask.apps.stress import stress_job, write_stress
     from alc_dask.data import ColumnKind, Release
     from alc_dask.engine import connect
     from alc_dask.jobs import JobSpec
     from alc_dask.report.render import markdown_table
-    from alc_dask.stress import stress_job, write_stress
 
     original = pd.read_parquet(DATA / "original.parquet")
     release = Release.load(original, [original])

@@ -39,8 +39,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from alc_dask import run_job
+    from alc_dask.apps.synthetic import make_demo_release
     from alc_dask.jobs import JobSpec
-    from alc_dask.synthetic import make_demo_release
 
     register_attack("lowest_code", LowestCode)
     with tempfile.TemporaryDirectory() as folder:

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 from paper_attacks import paper_attacks
 
+from alc_dask.apps.reproduction import ALC_FLOOR, PAPER_TABLE2, paper_label, table2
 from alc_dask.measure import MeasureSettings, alc
-from alc_dask.reproduction import ALC_FLOOR, PAPER_TABLE2, paper_label, table2
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench-envs" / "results"

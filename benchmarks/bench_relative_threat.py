@@ -186,7 +186,7 @@ def tables(iterations: int, burn_in: int) -> None:
 
 def speed(iterations: int, burn_in: int) -> None:
     from alc_dask.data import Release
-    from alc_dask.group_posterior import ChainSettings, run_chain
+    from alc_dask.families.relative_threat.group_posterior import ChainSettings, run_chain
     from alc_dask.jobs.spec import GroupedSpec
 
     grouped = write_releases(adult_sample())

@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 import alc_dask.baseline.sources as sources
-import alc_dask.loop.scenario_run as scenario_run
-from alc_dask.attacks import BestRowMatch
+import alc_dask.families.alc.loop.scenario_run as scenario_run
 from alc_dask.engine.runner import prepare_release
+from alc_dask.families.alc.best_row_match import BestRowMatch
 from alc_dask.jobs import expand, load_job
 from alc_dask.measure.halting import HaltingMonitor
 

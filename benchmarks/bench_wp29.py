@@ -151,9 +151,9 @@ def evaluations(name: str, columns: list[str], n_attacks: int) -> list[dict]:
 
 
 def our_family(spec: dict):
-    from alc_dask.families.inference import Inference
-    from alc_dask.families.linkability import Linkability
-    from alc_dask.families.singling_out import SinglingOut
+    from alc_dask.families.wp29.inference import Inference
+    from alc_dask.families.wp29.linkability import Linkability
+    from alc_dask.families.wp29.singling_out import SinglingOut
 
     if spec["family"] == "singling_out":
         return SinglingOut(mode=spec["mode"], n_attacks=spec["n_attacks"], n_cols=spec["n_cols"], max_attempts=spec["max_attempts"])

@@ -1,6 +1,6 @@
 """The paper's attacks from jobs.json: each entry's known columns with its 5 secret columns.
 
-The protocol itself (which entries, which secrets) lives in ``alc_dask.jobs.paper``; job files use
+The protocol itself (which entries, which secrets) lives in ``alc_dask.families.alc.paper``; job files use
 it through the ``paper`` scenario generator.
 """
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from alc_dask import Release
-from alc_dask.reproduction import KEY, our_keys, reference_keys, release_dataset_strength, table2, with_normalized_keys
+from alc_dask.apps.reproduction import KEY, our_keys, reference_keys, release_dataset_strength, table2, with_normalized_keys
 from alc_dask.results import read_scores
 
 PAPER = Path(__file__).resolve().parents[2] / "shared" / "data" / "alc-paper"

@@ -11,7 +11,7 @@ from collections import Counter
 import pandas as pd
 
 from alc_dask import AttackLoop, Release
-from alc_dask.synthetic import make_demo_release
+from alc_dask.apps.synthetic import make_demo_release
 
 SECRET = "occupation"
 KNOWN = ["sex", "region", "education", "married"]

@@ -6,7 +6,7 @@ import pytest
 
 from alc_dask import Release
 from alc_dask.anonymize import swap_encoded, swap_frame
-from alc_dask.synthetic import make_population
+from alc_dask.apps.synthetic import make_population
 
 
 def test_swap_moves_the_requested_share_and_keeps_each_column_multiset():

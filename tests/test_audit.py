@@ -12,11 +12,11 @@ from click.testing import CliRunner
 from distributed import Client, LocalCluster
 
 from alc_dask import run_job
+from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.cli import main
 from alc_dask.report import compare
 from alc_dask.report.nightly import claim_stamp, complete_audits, run_audit
 from alc_dask.results import read_scores
-from alc_dask.synthetic import make_demo_release
 
 
 def frame(rows):

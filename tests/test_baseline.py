@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 
 from alc_dask import Release
+from alc_dask.apps.synthetic import make_population
 from alc_dask.baseline import BaselineSettings, FeatureLayout, OneToOnePredictor, block_size, fit_without_block, select_model
 from alc_dask.baseline.selection import predict_with_confidence
-from alc_dask.synthetic import make_population
 
 
 def test_one_to_one_learns_a_determining_column():
@@ -182,7 +182,7 @@ def test_block_fits_on_hundreds_of_secret_values_are_bounded_and_say_so():
 
 def test_a_bounded_baseline_is_reported_with_the_scenario(release, monkeypatch):
     import alc_dask.baseline.budget as budget
-    from alc_dask.loop import run_attack
+    from alc_dask.families.alc.loop import run_attack
 
     monkeypatch.setattr(budget, "FOREST_BUDGET", 1.0)
     result = run_attack(release, "education", ["age", "region"], baseline_settings=BaselineSettings(candidates=("random_forest",), trees=20), seed=2)

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from alc_dask import run_job
+from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.attacks import Predictions
 from alc_dask.attacks.registry import register_attack
 from alc_dask.engine import runner
 from alc_dask.engine.runner import BatchSizing
 from alc_dask.engine.task import ScenarioOutcome
 from alc_dask.jobs import JobSpec
-from alc_dask.synthetic import make_demo_release
 
 KILLER_SALT = 13
 

@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 
 from alc_dask import Release
-from alc_dask.attacks import ABSTAINED, BestRowMatch
+from alc_dask.attacks import ABSTAINED
 from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import partition
+from alc_dask.families.alc.best_row_match import BestRowMatch
 
 
 def spec_attack(original, anonymized, kinds, secret, known, rows, bins=20):

@@ -18,10 +18,10 @@ import yaml
 from click.testing import CliRunner
 from distributed import Client
 
+from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.cli import EXIT_BAD_INPUT, EXIT_CLUSTER_UNAVAILABLE, EXIT_INTERRUPTED, main
 from alc_dask.engine.cluster import CONNECT_TIMEOUT
 from alc_dask.results import read_scores
-from alc_dask.synthetic import make_demo_release
 
 BIN = Path(sys.executable).parent
 FAST = {"candidates": ["majority", "logistic_regression"], "trees": 10}

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from test_cli_score import example_predictions
 
 from alc_dask import cli
+from alc_dask.apps.score import PredictionsError
 from alc_dask.cli import (
     EXIT_BAD_INPUT,
     EXIT_CLUSTER_UNAVAILABLE,
@@ -38,7 +39,6 @@ from alc_dask.report import compare
 from alc_dask.report.nightly import AuditOutcome
 from alc_dask.results import ResultsError
 from alc_dask.results.lease import FolderBusy
-from alc_dask.score import PredictionsError
 
 
 def invoke(*args):
@@ -109,7 +109,7 @@ def test_failed_scenarios_of_paper_run_are_3(monkeypatch, tmp_path):
 
 
 def test_failed_scenarios_of_the_demo_are_3(monkeypatch, tmp_path):
-    monkeypatch.setattr("alc_dask.demo.run_demo", lambda *args, **kwargs: {"html": tmp_path / "report.html"})
+    monkeypatch.setattr("alc_dask.apps.demo.run_demo", lambda *args, **kwargs: {"html": tmp_path / "report.html"})
     monkeypatch.setattr("alc_dask.results.read_scores", lambda folder: scores("ok", "failed"))
     monkeypatch.setattr("alc_dask.report.summarize", lambda frame: frame)
     monkeypatch.setattr("alc_dask.report.as_text", lambda summary: "summary")

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from alc_dask.apps.score import score_predictions
 from alc_dask.cli import main
-from alc_dask.score import score_predictions
 
 
 def example_predictions(targets: int = 2000, seed: int = 0) -> pd.DataFrame:

@@ -93,7 +93,7 @@ def test_a_malformed_dashboard_address_is_refused(tmp_path, monkeypatch, address
 CLUSTER_COMMANDS = [
     (["run", "job.yaml"], "alc_dask.engine.run_job"),
     (["audit", "job.yaml"], "alc_dask.report.nightly.run_audit"),
-    (["demo"], "alc_dask.demo.run_demo"),
+    (["demo"], "alc_dask.apps.demo.run_demo"),
     (["paper", "run", "job.yaml"], "alc_dask.engine.cluster.connect"),
 ]
 

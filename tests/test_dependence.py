@@ -7,13 +7,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from alc_dask.apps.synthetic import make_population
 from alc_dask.baseline import BaselineSettings
 from alc_dask.baseline.dependence import near_duplicates, replication_stress, stress_table, suspicious_neighbours
 from alc_dask.baseline.sources import MlBaseline
 from alc_dask.cli import main
 from alc_dask.data import Release
 from alc_dask.measure import MeasureSettings
-from alc_dask.synthetic import make_population
 
 FAST = BaselineSettings(candidates=("majority", "logistic_regression", "random_forest"), selection_trees=10, training_rows=3000)
 

@@ -9,11 +9,11 @@ import yaml
 
 import alc_dask
 from alc_dask import Release, run_job
+from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.engine import JobContext, run_scenario
-from alc_dask.families.alc import AlcFamily
+from alc_dask.families.alc.family import AlcFamily
 from alc_dask.jobs import Scenario
 from alc_dask.results import ResultsError, read_predictions, read_scores
-from alc_dask.synthetic import make_demo_release
 
 FAST = {"candidates": ["majority", "logistic_regression"], "trees": 10}
 

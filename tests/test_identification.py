@@ -10,13 +10,13 @@ from distributed import Client, LocalCluster
 from hypothesis import given
 from hypothesis import strategies as st
 
-from alc_dask.anonymity_sets import anonymity_sets
+from alc_dask.apps.synthetic import make_population
 from alc_dask.data import Release, ScenarioError
 from alc_dask.data.partitioned import partition_table
-from alc_dask.families.identification import ALL_ALONE, Identification, forecast_interval
+from alc_dask.families.identification.anonymity_sets import anonymity_sets
+from alc_dask.families.identification.family import ALL_ALONE, Identification, forecast_interval
 from alc_dask.measure.pitman_yor import PitmanYor
 from alc_dask.report import summarize
-from alc_dask.synthetic import make_population
 
 QUASI = ["age", "sex", "region", "education"]
 
@@ -42,7 +42,7 @@ def test_the_whole_table_matches_a_direct_count(people):
 
 def test_a_subsample_level_matches_a_direct_count_of_its_rows(people):
     """Level g holds exactly the rows whose priority is below n_g / N: recount them directly."""
-    from alc_dask.anonymity_sets import _unit, geometric_levels
+    from alc_dask.families.identification.anonymity_sets import _unit, geometric_levels
 
     release = Release.load(people, [people])
     curves = anonymity_sets(release.original, QUASI, seed=4, repeats=1, levels=12)
@@ -137,7 +137,7 @@ def test_a_job_samples_quasi_identifier_sets(tmp_path, people):
 
 
 def test_a_fit_that_does_not_converge_is_reported(people, monkeypatch):
-    from alc_dask.families import identification
+    from alc_dask.families.identification import family as identification
     from alc_dask.measure.scaling_fits import Fit
 
     monkeypatch.setattr(

@@ -18,7 +18,7 @@ import yaml
 
 from alc_dask import Release, run_job
 from alc_dask.data import ColumnKind, ReleaseError
-from alc_dask.loop.scoring import SecretScoring
+from alc_dask.families.alc.loop.scoring import SecretScoring
 from alc_dask.measure import Tolerance
 
 FIRST_ID = 123_456_789_012_345_678

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from alc_dask.apps.synthetic import make_population
 from alc_dask.data import Release, ScenarioError
-from alc_dask.families.inference import Inference
-from alc_dask.families.linkability import Linkability
-from alc_dask.synthetic import make_population
+from alc_dask.families.wp29.inference import Inference
+from alc_dask.families.wp29.linkability import Linkability
 
 HALVES = [["age", "sex", "region"], ["education", "income", "hours_per_week"]]
 AUX = ["age", "sex", "region", "education", "hours_per_week", "married"]

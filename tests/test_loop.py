@@ -5,11 +5,11 @@ import pandas as pd
 import pytest
 
 from alc_dask import Release
-from alc_dask.attacks import BestRowMatch
+from alc_dask.apps.synthetic import make_population
 from alc_dask.baseline import BaselineSettings
 from alc_dask.data import ScenarioError
-from alc_dask.loop import AttackLoop, run_attack
-from alc_dask.synthetic import make_population
+from alc_dask.families.alc.best_row_match import BestRowMatch
+from alc_dask.families.alc.loop import AttackLoop, run_attack
 
 FAST = dict(baseline_settings=BaselineSettings(candidates=("majority", "logistic_regression", "random_forest"), trees=20))
 KNOWN = ["age", "sex", "region", "education", "hours_per_week", "married"]
@@ -195,7 +195,7 @@ class GuessesTheRarest:
 @pytest.mark.parametrize("baseline", ["prior", "ml"])
 def test_the_baseline_is_never_weaker_than_guessing_the_most_common_value(baseline):
     from alc_dask.attacks.registry import _REGISTERED, register_attack
-    from alc_dask.loop.scenario_run import FLOOR_MODEL
+    from alc_dask.families.alc.loop.scenario_run import FLOOR_MODEL
     from alc_dask.measure import MeasureSettings
 
     if "guesses_the_rarest" not in _REGISTERED:
@@ -214,7 +214,7 @@ def test_the_baseline_is_never_weaker_than_guessing_the_most_common_value(baseli
 
 
 def test_the_pair_log_keeps_every_batch_in_order_as_it_grows():
-    from alc_dask.loop.pairs import COLUMNS, PairLog
+    from alc_dask.families.alc.loop.pairs import COLUMNS, PairLog
 
     rng = np.random.default_rng(0)
     log, batches = PairLog(capacity=4), []

@@ -66,10 +66,10 @@ def test_bad_input_is_named():
 
 
 def test_every_alc_scenario_reports_pi_beside_the_alc():
+    from alc_dask.apps.synthetic import make_demo_release
     from alc_dask.data import Release
-    from alc_dask.families.alc import AlcFamily
+    from alc_dask.families.alc.family import AlcFamily
     from alc_dask.report import summarize
-    from alc_dask.synthetic import make_demo_release
 
     tables = make_demo_release(1500, seed=2)
     release = Release.load(tables["original"], [tables["weak"]], control=tables["control"])

@@ -7,14 +7,14 @@ import pytest
 import yaml
 
 from alc_dask.anonymize import swap_frame
-from alc_dask.attacks import membership as attacks
+from alc_dask.apps.synthetic import make_population
 from alc_dask.data import Release, ReleaseError, ScenarioError
 from alc_dask.engine import prepare_release
-from alc_dask.families.membership import Membership
+from alc_dask.families.membership import attacks
+from alc_dask.families.membership.family import Membership
 from alc_dask.jobs import JobSpecError, expand, load_job
 from alc_dask.measure import Roc, Skew
 from alc_dask.neighbors import nearest
-from alc_dask.synthetic import make_population
 
 ATTACKS = ["closest_distance", "distance_ratio"]
 

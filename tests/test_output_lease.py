@@ -18,11 +18,11 @@ import distributed
 import pytest
 import yaml
 
+from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.jobs.scenarios import scenario_seed
 from alc_dask.results import read_scores
 from alc_dask.results.files import Files
 from alc_dask.results.lease import EXPIRES, FolderBusy, FolderLease, LeaseWarning
-from alc_dask.synthetic import make_demo_release
 
 N_SCENARIOS = 27
 

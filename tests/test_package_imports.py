@@ -56,6 +56,6 @@ def test_plan_of_a_small_release_imports_no_runtime_library(tmp_path):
 
 
 def test_importing_the_report_chooses_no_matplotlib_backend():
-    code = "import matplotlib, alc_dask.report.plots; import sys; print(matplotlib.rcParams._get_backend_or_none())"
+    code = "import matplotlib, alc_dask.families.alc.plots; import sys; print(matplotlib.rcParams._get_backend_or_none())"
     backend = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert backend == "None"

@@ -15,12 +15,12 @@ import yaml
 from distributed import Client, LocalCluster
 
 from alc_dask import Release, run_job
+from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.data import ReleaseError, ReleaseWarning
 from alc_dask.data import profile as profiles
 from alc_dask.data.on_cluster import load_on_cluster
 from alc_dask.data.parts import list_parts
 from alc_dask.data.profile import ColumnProfile, merge_profiles
-from alc_dask.synthetic import make_demo_release
 
 FAST = {"candidates": ["majority", "logistic_regression"], "trees": 10}
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from alc_dask.data.grouped import GroupedTable
-from alc_dask.group_posterior import ChainSettings, Posterior, chain_seeds, run_chain, sample_chains
+from alc_dask.families.relative_threat.group_posterior import ChainSettings, Posterior, chain_seeds, run_chain, sample_chains
 from alc_dask.measure.relative_threat import (
     absolute_error,
     geweke_z,
@@ -170,7 +170,7 @@ def test_convergence_diagnostics():
 def mondrian_release(tmp_path_factory):
     """A 3-anonymous, 3-diverse Mondrian release of 600 synthetic people, as files."""
     from alc_dask.anonymize import anatomize, mondrian
-    from alc_dask.synthetic import make_population
+    from alc_dask.apps.synthetic import make_population
 
     folder = tmp_path_factory.mktemp("grouped")
     people = make_population(600, seed=4)[["age", "sex", "region", "education", "occupation"]]
@@ -211,7 +211,7 @@ def test_jobs_on_a_cluster_measure_threat_and_alc_with_chains_on_separate_worker
 
     from alc_dask import run_job
     from alc_dask.data import Release
-    from alc_dask.families.relative_threat import RelativeThreat
+    from alc_dask.families.relative_threat.family import RelativeThreat
     from alc_dask.jobs.load import load_job
     from alc_dask.results import read_predictions
 
@@ -253,7 +253,7 @@ def test_jobs_on_a_cluster_measure_threat_and_alc_with_chains_on_separate_worker
 
 def test_a_release_without_grouped_table_is_refused(make_table):
     from alc_dask.data import Release
-    from alc_dask.families.relative_threat import RelativeThreat
+    from alc_dask.families.relative_threat.family import RelativeThreat
 
     table = make_table(np.random.default_rng(0), 50)
     with pytest.raises(Exception, match=r"relative_threat: the release has no group-anonymized table"):

@@ -14,7 +14,7 @@ import pytest
 from alc_dask import Release
 from alc_dask.baseline import BaselineSettings
 from alc_dask.data import Bins, ColumnKind, ReleaseError, ReleaseWarning
-from alc_dask.loop import run_attack
+from alc_dask.families.alc.loop import run_attack
 from alc_dask.neighbors.best_match import best_matches
 
 FAST = dict(baseline_settings=BaselineSettings(candidates=("majority", "logistic_regression"), trees=10))

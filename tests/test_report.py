@@ -6,9 +6,9 @@ import re
 import numpy as np
 import pandas as pd
 
+from alc_dask.families.alc.plots import alc_by_secret, precision_vs_alc
 from alc_dask.measure import risk_label
 from alc_dask.report import as_html, as_markdown, as_text, summarize, write_report
-from alc_dask.report.plots import alc_by_secret, precision_vs_alc
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

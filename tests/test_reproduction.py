@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from alc_dask.reproduction import PAPER_TABLE2, normalize_key, our_keys, reference_keys, table2
+from alc_dask.apps.reproduction import PAPER_TABLE2, normalize_key, our_keys, reference_keys, table2
 
 
 def test_keys_ignore_order_and_the_discretized_suffix():
@@ -58,8 +58,8 @@ def test_reference_results_reproduce_the_papers_table(shared_data):
 
 def test_comparison_report_on_a_few_real_attacks(shared_data, tmp_path):
     from alc_dask import Release, run_attack
-    from alc_dask.jobs.paper import paper_entries, paper_secrets
-    from alc_dask.reproduction import compare_with_reference
+    from alc_dask.apps.reproduction import compare_with_reference
+    from alc_dask.families.alc.paper import paper_entries, paper_secrets
 
     paper = shared_data / "alc-paper"
     release = Release.load(paper / "child" / "original.parquet", [paper / "child" / "weak.parquet"])

@@ -13,12 +13,12 @@ from click.testing import CliRunner
 from conftest import free_port
 
 from alc_dask import run_job
+from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.cli import EXIT_BAD_INPUT, main
 from alc_dask.engine import runner
 from alc_dask.engine.progress import Interrupted, Progress
 from alc_dask.report.nightly import run_audit
 from alc_dask.results import ResultsError, ResultStore, read_predictions, read_scores
-from alc_dask.synthetic import make_demo_release
 
 FAST = {"candidates": ["majority"], "trees": 10}
 RUN_DEPENDENT = ["worker", "finished_at", "elapsed_seconds", "seconds"]  # where and when a scenario ran

@@ -7,8 +7,8 @@ import pytest
 import yaml
 
 from alc_dask import run_job
+from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.results import read_scores
-from alc_dask.synthetic import make_demo_release
 
 
 @pytest.fixture(scope="module")

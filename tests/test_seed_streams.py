@@ -7,9 +7,9 @@ import numpy as np
 
 from alc_dask import Release
 from alc_dask.anonymize import swap_frame
-from alc_dask.families.membership import Membership
+from alc_dask.apps.synthetic import make_population
+from alc_dask.families.membership.family import Membership
 from alc_dask.seeds import derived_seed, stream
-from alc_dask.synthetic import make_population
 
 SEED = 7
 

@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from alc_dask.apps.synthetic import make_population
 from alc_dask.cli import EXIT_BAD_INPUT, main
 from alc_dask.data import Release, ScenarioError
-from alc_dask.families.singling_out import MAX_ATTEMPTS, SinglingOut, multivariate_predicates, random_predicates, univariate_predicates
-from alc_dask.families.wp29 import MAX_ATTACKS
-from alc_dask.predicates import EQ, GE, IS_NULL, LE, LT, NE, NOT_NULL, Predicates, RowMatrix, count_matches
-from alc_dask.synthetic import make_population
+from alc_dask.families.wp29.common import MAX_ATTACKS
+from alc_dask.families.wp29.predicates import EQ, GE, IS_NULL, LE, LT, NE, NOT_NULL, Predicates, RowMatrix, count_matches
+from alc_dask.families.wp29.singling_out import MAX_ATTEMPTS, SinglingOut, multivariate_predicates, random_predicates, univariate_predicates
 
 OPS = {EQ: "==", NE: "!=", LT: "<", LE: "<=", GE: ">="}
 

@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from alc_dask import Release
 from alc_dask.data import ScenarioError
-from alc_dask.targets import TargetSelector, select_rows
+from alc_dask.families.alc.targets import TargetSelector, select_rows
 
 
 @pytest.fixture(scope="module")

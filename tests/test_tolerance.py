@@ -6,13 +6,13 @@ import pandas as pd
 import pytest
 import yaml
 
-from alc_dask.attacks.best_row_match import median_of_matches
+from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.data import Release, ValuePoints
 from alc_dask.engine import prepare_release
-from alc_dask.families.alc import AlcFamily
+from alc_dask.families.alc.best_row_match import median_of_matches
+from alc_dask.families.alc.family import AlcFamily
 from alc_dask.jobs import JobSpecError, expand, load_job
 from alc_dask.measure import SettingError, Tolerance
-from alc_dask.synthetic import make_demo_release
 
 KNOWN = ["age", "sex", "region", "education", "occupation"]
 

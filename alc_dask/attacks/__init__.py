@@ -1,5 +1,5 @@
-"""Attribute-inference attacks: each turns a batch of targets into (prediction, confidence | abstain)."""
+"""Attacks: what they return (``base``) and how they are found by name (``registry``)."""
 
-from alc_dask.attacks.best_row_match import ABSTAINED, BestRowMatch, Predictions
+from alc_dask.attacks.base import ABSTAINED, Predictions
 
-__all__ = ["ABSTAINED", "BestRowMatch", "Predictions"]
+__all__ = ["ABSTAINED", "Predictions"]

@@ -3,12 +3,12 @@
 An attack is any object with ``predict(release, secret, known, target_rows, source=..., client=...)``
 returning ``Predictions`` (codes, confidence, abstained), one per target row; it may also have
 ``check(release, secret, known, tolerance)`` raising ``ScenarioError`` for a scenario it cannot
-attack, which job loading calls so that ``plan`` refuses it. Three ways in:
-built-in ones; a package's entry point in the ``alc_dask.attacks`` group (found in every process,
-so by every worker of a cluster that has the package installed); and ``register_attack`` in your
+attack, which job loading calls so that ``plan`` refuses it. Two ways in: a package's entry point
+in the ``alc_dask.attacks`` group, as this package registers its own (found in every process, so
+by every worker of a cluster that has the package installed); and ``register_attack`` in your
 own process, whose attacks the engine sends along with a job's tasks to every worker. Building one is cheap
 (scikit-learn style: the constructor only stores and checks its parameters), so job files are
-checked by building their attacks at load. A built-in or installed attack's module is imported when
+checked by building their attacks at load. An installed attack's module is imported when
 it is first built, and should import its heavy libraries (Numba, Dask) only when it predicts.
 """
 
@@ -19,7 +19,6 @@ from alc_dask.measure import SettingError
 from alc_dask.plugins import installed, load_object
 
 ATTACK_GROUP = "alc_dask.attacks"
-_BUILT_IN = {"best_row_match": "alc_dask.attacks.best_row_match:BestRowMatch", "bayesian_group": "alc_dask.attacks.bayesian_group:BayesianGroup"}
 _REGISTERED: dict[str, Callable[..., object]] = {}
 
 
@@ -42,7 +41,7 @@ def ensure_registered(attacks: dict[str, Callable[..., object]]) -> None:
 
 
 def attack_names() -> list[str]:
-    return sorted({*_BUILT_IN, *_REGISTERED, *installed(ATTACK_GROUP)})
+    return sorted({*_REGISTERED, *installed(ATTACK_GROUP)})
 
 
 def build_attack(name: str, **params):
@@ -61,10 +60,10 @@ def build_attack(name: str, **params):
 
 
 def _factory(name: str) -> Callable[..., object] | None:
-    """What builds the attack ``name``: registered in this process, else built in or installed (imported now)."""
+    """What builds the attack ``name``: registered in this process, else installed (imported now)."""
     if name in _REGISTERED:
         return _REGISTERED[name]
-    target = _BUILT_IN.get(name) or installed(ATTACK_GROUP).get(name)
+    target = installed(ATTACK_GROUP).get(name)
     return None if target is None else load_object(target)
 
 

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
+    import pandas as pd
     import pyarrow as pa
 
     from alc_dask.data import Release
+    from alc_dask.families.presentation import Section
 
 
 class FamilyParams(BaseModel):
@@ -80,6 +82,16 @@ class EvaluationFamily:
 
     def evaluate(self, release: Release, seed: int) -> Evaluation:
         raise NotImplementedError
+
+    @classmethod
+    def report_section(cls, scores: pd.DataFrame) -> Section:
+        """This family's report section for its successful evaluations (identity columns and its own
+        measures): by default each evaluation's headline measure and risk label, worst first."""
+        from alc_dask.families.presentation import Section
+
+        columns = [c for c in ["release", "scenario_id", "origin", "params", cls.headline, "risk"] if c in scores.columns]
+        ranked = scores.sort_values([cls.headline, "scenario_id"], ascending=[False, True])[columns]
+        return Section(cls.name, {f"Evaluations by {cls.headline}": ranked.reset_index(drop=True)})
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.params.model_dump()})"

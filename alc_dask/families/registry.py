@@ -1,6 +1,4 @@
-"""Evaluation families by name: the built-in ones and those installed with an entry point.
-
-A package adds a family by declaring, in its pyproject.toml::
+"""Evaluation families by name, as installed packages register them (this one included)::
 
     [project.entry-points."alc_dask.families"]
     my_family = "my_package.module:MyFamily"
@@ -16,25 +14,17 @@ from alc_dask.plugins import installed, load_object
 
 FAMILY_GROUP = "alc_dask.families"
 DEFAULT_FAMILY = "alc"
-_BUILT_IN = {
-    "alc": "alc_dask.families.alc:AlcFamily",
-    "singling_out": "alc_dask.families.singling_out:SinglingOut",
-    "linkability": "alc_dask.families.linkability:Linkability",
-    "inference": "alc_dask.families.inference:Inference",
-    "membership": "alc_dask.families.membership:Membership",
-    "identification": "alc_dask.families.identification:Identification",
-    "relative_threat": "alc_dask.families.relative_threat:RelativeThreat",
-}
+"""The family of a job's scenario entry that names none (attribute inference scored with the ALC)."""
 
 
 def family_names() -> list[str]:
-    """Built-in families in their order, then installed ones by name."""
-    return [*_BUILT_IN, *sorted(set(installed(FAMILY_GROUP)) - set(_BUILT_IN))]
+    """The default family, then every other registered family by name."""
+    return sorted(installed(FAMILY_GROUP), key=lambda name: (name != DEFAULT_FAMILY, name))
 
 
 def get_family(name: str) -> type:
     """The family class registered as ``name``; a ``SettingError`` listing the known names otherwise."""
-    target = _BUILT_IN.get(name) or installed(FAMILY_GROUP).get(name)
+    target = installed(FAMILY_GROUP).get(name)
     if target is None:
         known = ", ".join(family_names())
         raise SettingError("family", name, f"a known family: {known}", f"unknown family {name!r}; known families: {known}")

@@ -1,8 +1,8 @@
 """Job specs: what to attack (a release, scenarios or their generators) and how to measure it."""
 
+from alc_dask.families.alc.paper import paper_entries, paper_secrets
 from alc_dask.jobs.errors import JobSpecError
 from alc_dask.jobs.load import check_files, load_job, resolve_paths, validate_job
-from alc_dask.jobs.paper import paper_entries, paper_secrets
 from alc_dask.jobs.scenarios import Scenario, expand, scenario_id, scenario_seed, unique_share
 from alc_dask.jobs.spec import JobSpec
 

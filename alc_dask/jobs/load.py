@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from alc_dask.data.fingerprint import dataset_files
 from alc_dask.data.parts import list_parts
 from alc_dask.families import get_family
-from alc_dask.families.alc_settings import INVALID_FIELD
+from alc_dask.families.alc.settings import INVALID_FIELD
 from alc_dask.jobs.errors import JobSpecError
 from alc_dask.jobs.plain_yaml import PlainDataLoader
 from alc_dask.jobs.spec import HIERARCHIES, FamilyScenario, JobSpec, PaperProtocol

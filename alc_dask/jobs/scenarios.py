@@ -17,11 +17,11 @@ import numpy as np
 
 from alc_dask.data import ColumnKind, Release, ScenarioError
 from alc_dask.families import DEFAULT_FAMILY, EvaluationFamily, get_family
-from alc_dask.families.alc import AlcFamily, AlcSettings
+from alc_dask.families.alc.family import AlcFamily, AlcSettings
+from alc_dask.families.alc.paper import missing_entries, paper_secrets, read_paper_jobs, select_paper_entries
+from alc_dask.families.alc.targets import TargetSelector, select_rows
 from alc_dask.jobs.errors import JobSpecError
-from alc_dask.jobs.paper import missing_entries, paper_secrets, read_paper_jobs, select_paper_entries
 from alc_dask.jobs.spec import EachColumn, ExplicitScenario, FamilyScenario, JobSpec, PaperProtocol, QuasiIdentifierSets, SampledKnown
-from alc_dask.targets import TargetSelector, select_rows
 
 
 @dataclass(frozen=True)

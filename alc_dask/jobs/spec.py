@@ -11,9 +11,9 @@ from pydantic import AfterValidator, BaseModel, ByteSize, ConfigDict, Discrimina
 
 from alc_dask.data.parts import DEFAULT_BROADCAST_LIMIT, ROWS_PER_PART
 from alc_dask.families import DEFAULT_FAMILY
-from alc_dask.families.alc import AlcSettings, AttackSpec, Baseline
-from alc_dask.families.alc_settings import ToleranceSpec
-from alc_dask.targets import TargetSelector
+from alc_dask.families.alc.family import AlcSettings, AttackSpec, Baseline
+from alc_dask.families.alc.settings import ToleranceSpec
+from alc_dask.families.alc.targets import TargetSelector
 
 SAFE_NAME = r"^[A-Za-z0-9_.-]+$"
 

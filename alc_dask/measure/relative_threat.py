@@ -66,7 +66,7 @@ def ideal_parameters(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The posterior-mean parameters learned from the cleartext table (eq. 20, naive Bayes over the
     quasi-identifiers): θ_s = (α + γ_s)/(α_0 + N) and φ_a(v | s) = (β + δ^s_{a,v})/(β D_a + γ_s),
-    flat on the value axis of ``alc_dask.gibbs_kernels``. Rows with a value outside the domain
+    flat on the value axis of ``alc_dask.families.relative_threat.gibbs_kernels``. Rows with a value outside the domain
     (code < 0) are left out of the counts."""
     keep = (sensitive >= 0) & (tuples >= 0).all(axis=1)
     sensitive, tuples = sensitive[keep], tuples[keep]

@@ -1,0 +1,229 @@
+"""Membership inference (Francis & Wagner 2024, §5): can the release tell who is in the data, at a
+realistic base rate?
+
+Members are records of the original table (those the release was made from), non-members records of
+the control table (kept out of it). An attack scores every record; the scores' ROC gives the
+precision of calling the top-scored people members at any observational skew M:N, which is
+compared with guessing that everyone is a member (precision ``M / (M + N)``). Results keep the ROC
+as counts, so precision at a skew nobody asked for can be computed later from the scores dataset.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, replace
+from typing import Annotated, Any
+
+import numpy as np
+import pyarrow as pa
+from pydantic import Field, field_validator, model_validator
+
+from alc_dask.data import EncodedTable, Release, ScenarioError
+from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
+from alc_dask.families.membership.attacks import MembershipTargets, build_membership_attack, membership_attack_names, targets_key
+from alc_dask.families.wp29.common import ChosenColumns, check_columns
+from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, Skew, risk_label
+from alc_dask.seeds import stream
+
+REFERENCE_SKEW = "1:100"
+"""The skew of the headline when the job gives none: one person in a hundred is in the release."""
+
+_AT_SKEW = pa.struct(
+    [
+        ("skew", pa.string()),
+        ("baseline", pa.float64()),
+        ("precision", pa.float64()),
+        ("precision_low", pa.float64()),
+        ("precision_high", pa.float64()),
+        ("recall", pa.float64()),
+        ("above_baseline", pa.bool_()),
+        ("alc", pa.float64()),
+        ("at_recall", pa.list_(pa.struct([("recall", pa.float64()), ("precision", pa.float64())]))),
+    ]
+)
+_AT_FPR = pa.struct([(name, pa.float64()) for name in ("fpr_target", "fpr", "tpr", "tpr_low", "tpr_high")])
+
+
+class MembershipParams(FamilyParams):
+    attack: str = "distance_ratio"
+    attack_params: dict[str, Any] = {}
+    columns: ChosenColumns | None = None
+    """Columns the attacker knows of a record; default: every column of the attacked anonymized table."""
+    table: Annotated[int, Field(ge=0)] = 0
+    """Which anonymized table of the release is attacked."""
+    n_members: Annotated[int, Field(ge=1)] = 20_000
+    """Members scored at most (a seeded sample of the original table when it has more rows)."""
+    n_non_members: Annotated[int, Field(ge=1)] = 20_000
+    sample_seed: Annotated[int, Field(ge=0)] = 0
+    """Seed of the samples: the same people for every attack (a paired comparison, and distances
+    measured once), whatever the job's seed."""
+    skews: tuple[str, ...] = DEFAULT_SKEWS
+    """The grid of skews (members:non-members) every evaluation reports."""
+    skew: str | None = None
+    """The skew of the attacker's situation, e.g. 1:240 (the headline's); or give ``population``."""
+    population: Annotated[int, Field(ge=2)] | None = None
+    """How many people the attacker's targets come from, the release's included: the skew is the
+    original table's rows to the rest."""
+    confidence_level: Annotated[float, Field(gt=0, lt=1)] = 0.95
+
+    @field_validator("attack")
+    @classmethod
+    def _known_attack(cls, name: str) -> str:
+        if name not in membership_attack_names():
+            raise ValueError(f"unknown membership attack {name!r}; known: {', '.join(membership_attack_names())}")
+        return name
+
+    @field_validator("skews")
+    @classmethod
+    def _parsed_skews(cls, skews: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(str(Skew.parse(s)) for s in skews)
+
+    @field_validator("skew")
+    @classmethod
+    def _parsed_skew(cls, skew: str | None) -> str | None:
+        return None if skew is None else str(Skew.parse(skew))
+
+    @model_validator(mode="after")
+    def _one_situation(self):
+        if self.skew is not None and self.population is not None:
+            raise ValueError(f"give skew ({self.skew}) or population ({self.population}), not both")
+        build_membership_attack(self.attack, self.attack_params)
+        return self
+
+
+class Membership(EvaluationFamily):
+    name = "membership"
+    Params = MembershipParams
+    headline = "membership_alc"
+
+    @classmethod
+    def report_section(cls, scores):
+        from alc_dask.families.membership.section import section
+
+        return section(cls.name, scores)
+
+    fields = (
+        pa.field("attack", pa.string()),
+        pa.field("known", pa.string()),  # JSON list, sorted
+        pa.field("n_members", pa.int64()),
+        pa.field("n_non_members", pa.int64()),
+        pa.field("auc", pa.float64()),
+        pa.field("skew", pa.string()),  # the attacker's situation: the headline's skew
+        pa.field("baseline_precision", pa.float64()),
+        pa.field("best_precision", pa.float64()),
+        pa.field("best_precision_low", pa.float64()),
+        pa.field("best_precision_high", pa.float64()),
+        pa.field("best_recall", pa.float64()),
+        pa.field("above_baseline", pa.bool_()),
+        pa.field("membership_alc", pa.float64()),
+        pa.field("risk", pa.string()),
+        pa.field("tpr_at_fpr", pa.list_(_AT_FPR)),
+        pa.field("precision_at_skews", pa.list_(_AT_SKEW)),  # the grid and the attacker's skew
+        pa.field("roc_false_positives", pa.list_(pa.int64())),
+        pa.field("roc_true_positives", pa.list_(pa.int64())),
+        pa.field("confidence_level", pa.float64()),
+    )
+
+    def describe(self) -> str:
+        return f"membership {self.params.attack}"
+
+    def labels(self) -> dict:
+        return {"attack": self.params.attack}
+
+    def shared_work(self, seed: int) -> str | None:
+        """The distances to the anonymized table: the same for every attack on the same people, whatever the seed."""
+        p = self.params
+        return json.dumps(["membership", p.table, p.columns, p.n_members, p.n_non_members, p.sample_seed])
+
+    def check(self, release: Release) -> None:
+        p = self.params
+        if p.table >= len(release.anonymized):
+            raise ScenarioError(f"membership: table: {p.table} is not an anonymized table of the release (it has {len(release.anonymized)})")
+        if release.control is None:
+            raise ScenarioError("membership: the release has no control table (release.control): non-members are original records kept out of the release")
+        anonymized = release.anonymized[p.table]
+        check_columns(release, anonymized, "columns", self._columns(release))
+        if p.population is not None:
+            try:
+                Skew.of_population(release.original.n_rows, p.population)
+            except ValueError as error:
+                raise ScenarioError(f"membership: {error}") from None
+
+    def evaluate(self, release: Release, seed: int) -> Evaluation:
+        p = self.params
+        self.check(release)
+        rng = stream(p.sample_seed, "membership sample")
+        member_rows = _sample(release.original.n_rows, p.n_members, rng)
+        control_rows = _sample(release.control.n_rows, p.n_non_members, rng)
+        columns = self._columns(release)
+        targets = MembershipTargets(
+            records=_stacked(release.original.rows(member_rows), release.control.rows(control_rows)),
+            n_members=member_rows.size,
+            control_rows=control_rows,
+            anonymized=release.anonymized[p.table],
+            control=release.control,
+            columns=columns,
+            key=targets_key(member_rows, control_rows, columns),
+            seed=seed,
+        )
+        scores = np.asarray(build_membership_attack(p.attack, p.attack_params).score(targets), dtype=float)
+        if scores.shape != (targets.records.n_rows,):
+            raise ValueError(f"membership attack {p.attack!r} gave {scores.shape} scores for {targets.records.n_rows} records")
+        roc = Roc.from_scores(scores[: member_rows.size], scores[member_rows.size :])
+        predictions = pa.table(
+            {
+                "target": np.concatenate([member_rows, control_rows]),
+                "side": ["member"] * member_rows.size + ["non_member"] * control_rows.size,
+                "confidence": scores,
+            }
+        )
+        return Evaluation(self._measures(roc, self._skew(release), columns), predictions)
+
+    def _measures(self, roc: Roc, situation: Skew, columns: tuple[str, ...]) -> dict:
+        p = self.params
+        skews = [Skew.parse(s) for s in p.skews] + ([situation] if str(situation) not in p.skews else [])
+        at_skews = [roc.precision_at(skew, p.confidence_level) for skew in skews]
+        headline = roc.precision_at(situation, p.confidence_level)
+        return {
+            "attack": p.attack,
+            "known": json.dumps(sorted(columns)),
+            "n_members": roc.n_members,
+            "n_non_members": roc.n_non_members,
+            "auc": roc.auc(),
+            "skew": str(situation),
+            "baseline_precision": headline.baseline,
+            "best_precision": headline.precision,
+            "best_precision_low": headline.precision_low,
+            "best_precision_high": headline.precision_high,
+            "best_recall": headline.recall,
+            "above_baseline": headline.above_baseline,
+            "membership_alc": headline.alc,
+            "risk": risk_label(headline.alc),
+            "tpr_at_fpr": [asdict(point) for point in roc.tpr_at_fpr(FPR_TARGETS, p.confidence_level)],
+            "precision_at_skews": [{**asdict(a), "at_recall": [{"recall": r, "precision": q} for r, q in a.at_recall]} for a in at_skews],
+            "roc_false_positives": roc.false_positives.tolist(),
+            "roc_true_positives": roc.true_positives.tolist(),
+            "confidence_level": p.confidence_level,
+        }
+
+    def _skew(self, release: Release) -> Skew:
+        p = self.params
+        if p.population is not None:
+            return Skew.of_population(release.original.n_rows, p.population)
+        return Skew.parse(p.skew or REFERENCE_SKEW)
+
+    def _columns(self, release: Release) -> tuple[str, ...]:
+        return tuple(self.params.columns) if self.params.columns else tuple(release.anonymized[self.params.table].columns)
+
+
+def _sample(n_rows: int, wanted: int, rng: np.random.Generator) -> np.ndarray:
+    """Every row, or ``wanted`` of them at random, in row order."""
+    return np.arange(n_rows) if n_rows <= wanted else np.sort(rng.choice(n_rows, wanted, replace=False))
+
+
+def _stacked(first: EncodedTable, second: EncodedTable) -> EncodedTable:
+    """The rows of two tables of the same release, one after the other (searched as one batch, so
+    every record's distances are scaled alike)."""
+    if (first.categorical, first.continuous) != (second.categorical, second.continuous):
+        raise ScenarioError(f"membership: tables {first.name} and {second.name} do not hold the same columns in the same kinds")
+    return replace(first, codes=np.concatenate([first.codes, second.codes], axis=1), values=np.concatenate([first.values, second.values], axis=1))

@@ -1,0 +1,57 @@
+"""What a family's report section is made of: a ``Section`` of tables and figures, and the figure
+toolkit every family draws with.
+
+Figures are made with ``matplotlib.figure.Figure`` directly, never pyplot: no backend is chosen and
+no global state is touched. Matplotlib is imported when a figure is drawn, not with this module.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from alc_dask.measure import RiskThresholds
+
+MARKERS = "osD^v<>P*X"
+_BANDS = RiskThresholds()
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    """Caption -> table, in report order."""
+    figures: dict[str, bytes] = field(default_factory=dict)
+    """Caption -> PNG."""
+    notes: tuple[str, ...] = ()
+
+
+def new_figure(width: float, height: float):
+    """A figure of one axes, in inches."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height))
+    return fig, fig.subplots()
+
+
+def colours(count: int) -> list:
+    """``count`` colours along viridis."""
+    from matplotlib import colormaps
+
+    return [colormaps["viridis"](i / max(count - 1, 1)) for i in range(count)]
+
+
+def risk_bands(line) -> None:
+    """The risk labels' thresholds drawn with ``line`` (``ax.axhline`` or ``ax.axvline``)."""
+    for value, style in ((_BANDS.no_loss, ":"), (_BANDS.at_risk, "--"), (_BANDS.serious, "-")):
+        line(value, color="grey", linestyle=style, linewidth=0.9)
+
+
+def png_bytes(fig, dpi: float | str = 110) -> bytes:
+    """The figure as PNG bytes (``dpi="figure"``: the figure's own), written as results are written."""
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()

@@ -1,0 +1,252 @@
+"""Relative privacy threat of a group-anonymized release (Boreale et al. 2020): what does a k-anonymous or
+Anatomy table tell an attacker about a person known to be in it, beyond what it teaches anyone
+about the population?
+
+The population is learned from the release by Gibbs sampling (``alc_dask.families.relative_threat.group_posterior``); every
+row of the cleartext table (the release's original) is a victim. Reported: the shares of rows
+whose sensitive value the attacker (GT_A), the learner (GT_L), the random-worlds reasoner (GT_RW)
+and the ideal learner of the cleartext (ideal accuracy) would guess; the relative global threat
+RGT_A; the relative threat Ti of the attacker's rows; faithfulness RF; absolute errors; and the
+chains' convergence. The headline is the ALC of the attacker over the learner at recall 1, so the
+risk label means what it means for every family: how far the attacker beats a non-member.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import numpy as np
+import pyarrow as pa
+from pydantic import Field, model_validator
+
+from alc_dask.data import ScenarioError
+from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
+from alc_dask.families.relative_threat.group_posterior import ChainSettings, FlatModel, Posterior, sample_chains
+from alc_dask.measure import alc, risk_label
+from alc_dask.measure.relative_threat import (
+    absolute_error,
+    empirical_total_variation,
+    geweke_z,
+    global_threat,
+    ideal_parameters,
+    naive_bayes_posterior,
+    relative_global_threat,
+    relative_threat,
+    split_rhat,
+    threatened,
+)
+from alc_dask.seeds import stream
+
+RHAT_LIMIT = 1.1
+GEWEKE_OUTSIDE_LIMIT = 0.1
+"""Converged: every parameter's split-R̂ below 1.1, and no more than 10% of the Geweke z-scores
+beyond ±1.96 (5% are, by chance, in a chain at its stationary law)."""
+
+
+class RelativeThreatParams(FamilyParams):
+    iterations: Annotated[int, Field(ge=2)] = 100_000
+    burn_in: Annotated[int, Field(ge=0)] = 50_000
+    thin: Annotated[int, Field(ge=1)] = 100
+    """Keep every ``thin``-th draw of the parameters after burn-in."""
+    chains: Annotated[int, Field(ge=1, le=16)] = 2
+    alpha: Annotated[float, Field(gt=0)] = 1.0
+    """Dirichlet prior of the sensitive values' distribution."""
+    beta: Annotated[float, Field(gt=0)] = 1.0
+    """Dirichlet prior of each quasi-identifier's distribution given the sensitive value."""
+    swaps: Annotated[int, Field(ge=1)] = 1
+    """Metropolis swap proposals per group and sweep (Anatomy)."""
+    faithfulness_points: Annotated[int, Field(ge=100)] = 10_000
+    """Points drawn from the ideal distribution to estimate faithfulness (eq. 21)."""
+
+    @model_validator(mode="after")
+    def _draws_kept(self):
+        self.chain_settings()  # the chains' own checks (a draw must be left after burn-in)
+        return self
+
+    def chain_settings(self) -> ChainSettings:
+        return ChainSettings(self.iterations, self.burn_in, self.thin, self.alpha, self.beta, self.swaps)
+
+
+class RelativeThreat(EvaluationFamily):
+    name = "relative_threat"
+    Params = RelativeThreatParams
+    headline = "alc_over_learner"
+
+    @classmethod
+    def report_section(cls, scores):
+        from alc_dask.families.relative_threat.section import section
+
+        return section(cls.name, scores)
+
+    fields = (
+        pa.field("scheme", pa.string()),
+        pa.field("sensitive", pa.string()),
+        pa.field("quasi_identifiers", pa.string()),  # JSON list
+        pa.field("n_rows", pa.int64()),
+        pa.field("n_groups", pa.int64()),
+        pa.field("mean_group_size", pa.float64()),
+        pa.field("min_group_size", pa.int64()),
+        pa.field("min_diversity", pa.int64()),
+        pa.field("gt_attacker", pa.float64()),
+        pa.field("gt_learner", pa.float64()),
+        pa.field("gt_random_worlds", pa.float64()),
+        pa.field("ideal_accuracy", pa.float64()),
+        pa.field("baseline_accuracy", pa.float64()),
+        pa.field("rgt_attacker", pa.float64()),
+        pa.field("alc_over_learner", pa.float64()),
+        pa.field("faithfulness", pa.float64()),
+        pa.field("abs_attacker", pa.float64()),
+        pa.field("abs_random_worlds", pa.float64()),
+        pa.field("ti_max", pa.float64()),
+        pa.field("ti_doubled_share", pa.float64()),  # of rows threatened under p_A, log2 Ti >= 1
+        pa.field("ti_doubled_rows", pa.int64()),
+        pa.field("threat_attacker", pa.list_(pa.float32())),  # p_A(s) of each row threatened under p_A
+        pa.field("threat_learner", pa.list_(pa.float32())),  # p_L(s) of the same rows
+        pa.field("chains", pa.int64()),
+        pa.field("iterations", pa.int64()),
+        pa.field("burn_in", pa.int64()),
+        pa.field("draws", pa.int64()),
+        pa.field("chain_seconds", pa.float64()),  # the slowest chain
+        pa.field("chain_workers", pa.int64()),  # how many Dask workers ran the chains (1 off a cluster)
+        pa.field("acceptance", pa.float64()),  # Anatomy's swap acceptance rate
+        pa.field("geweke_outside", pa.float64()),  # share of parameters with |z| > 1.96
+        pa.field("geweke_max", pa.float64()),
+        pa.field("rhat_max", pa.float64()),
+        pa.field("converged", pa.bool_()),
+        pa.field("risk", pa.string()),
+        pa.field("warning", pa.string()),
+    )
+
+    def describe(self) -> str:
+        return "relative threat"
+
+    def check(self, release) -> None:
+        if getattr(release, "grouped", None) is None:
+            raise ScenarioError("relative_threat: the release has no group-anonymized table (release.grouped)")
+
+    def evaluate(self, release, seed: int) -> Evaluation:
+        self.check(release)
+        p, grouped = self.params, release.grouped
+        chains = sample_chains(grouped, p.chain_settings(), seed, p.chains)
+        victims = grouped.original_qi
+        posterior = Posterior.build(grouped, chains, victims)
+        rows = posterior.rows_of(victims)
+        truth = grouped.original_sensitive
+        p_attacker, p_learner, p_worlds = posterior.attacker[rows], posterior.learner[rows], posterior.random_worlds[rows]
+        model = FlatModel(grouped)
+        theta_ideal, phi_ideal = ideal_parameters(truth, victims, grouped.domain_sizes(), model.n_sensitive, p.alpha, p.beta)
+        p_ideal = naive_bayes_posterior(theta_ideal, phi_ideal, model.offsets, victims)
+        gt = {name: global_threat(q, truth) for name, q in (("attacker", p_attacker), ("learner", p_learner), ("worlds", p_worlds), ("ideal", p_ideal))}
+        ti = relative_threat(p_attacker, p_learner, truth)
+        under_attack = ~np.isnan(ti)
+        right = truth[under_attack]
+        doubled = int(np.sum(ti[under_attack] >= 2.0))
+        diagnostics = _diagnostics(chains)
+        headline = float(alc(gt["learner"], gt["attacker"]))
+        warnings = [] if diagnostics["converged"] else [_not_converged(diagnostics)]
+        outside = int(np.sum((victims < 0).any(axis=1) | (truth < 0)))
+        if outside:
+            warnings.append(f"{outside} original rows have a value outside the release's domain (missing): counted as not threatened")
+        sizes = grouped.group_sizes
+        distributions = {"attacker": p_attacker, "learner": p_learner, "random_worlds": p_worlds, "ideal": p_ideal}
+        return Evaluation(
+            {
+                "scheme": grouped.scheme,
+                "sensitive": grouped.sensitive,
+                "quasi_identifiers": json.dumps(list(grouped.quasi_identifiers)),
+                "n_rows": grouped.n_rows,
+                "n_groups": grouped.n_groups,
+                "mean_group_size": float(sizes.mean()),
+                "min_group_size": int(sizes.min()),
+                "min_diversity": int(grouped.distinct_sensitive_per_group().min()),
+                "gt_attacker": gt["attacker"],
+                "gt_learner": gt["learner"],
+                "gt_random_worlds": gt["worlds"],
+                "ideal_accuracy": gt["ideal"],
+                "baseline_accuracy": float(np.bincount(grouped.sensitive_codes).max() / grouped.n_rows),
+                "rgt_attacker": relative_global_threat(gt["attacker"], gt["learner"]),
+                "alc_over_learner": headline,
+                "faithfulness": _faithfulness(theta_ideal, phi_ideal, model.offsets, chains, p.faithfulness_points, seed),
+                "abs_attacker": absolute_error(p_attacker, truth),
+                "abs_random_worlds": absolute_error(p_worlds, truth),
+                "ti_max": float(np.nanmax(ti)) if under_attack.any() else float("nan"),
+                "ti_doubled_share": doubled / max(int(under_attack.sum()), 1),
+                "ti_doubled_rows": doubled,
+                "threat_attacker": p_attacker[under_attack, right].astype(np.float32).tolist(),
+                "threat_learner": p_learner[under_attack, right].astype(np.float32).tolist(),
+                "chains": p.chains,
+                "iterations": p.iterations,
+                "burn_in": p.burn_in,
+                "draws": sum(len(c.thetas) for c in chains),
+                "chain_seconds": max(c.seconds for c in chains),
+                "chain_workers": len({c.worker for c in chains}),
+                "acceptance": float(np.mean([c.acceptance for c in chains])) if grouped.scheme == "anatomy" else None,
+                **diagnostics,
+                "risk": risk_label(headline),
+                "warning": "; ".join(warnings) or None,
+            },
+            _per_victim(distributions, truth),
+        )
+
+
+def _per_victim(distributions: dict[str, np.ndarray], truth: np.ndarray) -> pa.Table:
+    """Per original row and distribution (``side``): whether its most probable value is the row's
+    (``correct``: the row is threatened under it) and that value's probability (``confidence``:
+    the threat level); ``abstained`` where the release says nothing of the row."""
+    sides, targets, correct, confidence, abstained = [], [], [], [], []
+    for side, q in distributions.items():
+        missing = np.isnan(q).any(axis=1)
+        sides += [side] * len(truth)
+        targets.append(np.arange(len(truth)))
+        correct.append(threatened(q, truth) > 0)
+        confidence.append(np.where(missing, 0.0, np.nanmax(np.where(missing[:, None], 0.0, q), axis=1)))
+        abstained.append(missing)
+    return pa.table(
+        {
+            "target": np.concatenate(targets),
+            "side": sides,
+            "correct": np.concatenate(correct),
+            "confidence": np.concatenate(confidence),
+            "abstained": np.concatenate(abstained),
+        }
+    )
+
+
+def _diagnostics(chains) -> dict:
+    """Geweke's z of every parameter in every chain, and the split-R̂ across chains."""
+    draws = np.stack([np.concatenate([c.thetas, c.phis.reshape(len(c.phis), -1)], axis=1) for c in chains])
+    z = np.abs(np.concatenate([geweke_z(chain) for chain in draws]))
+    rhat = split_rhat(draws)
+    outside, rhat_max = float(np.mean(z > 1.96)), float(np.max(rhat))
+    return {
+        "geweke_outside": outside,
+        "geweke_max": float(z.max()),
+        "rhat_max": rhat_max,
+        "converged": bool(rhat_max < RHAT_LIMIT and outside <= GEWEKE_OUTSIDE_LIMIT),
+    }
+
+
+def _not_converged(diagnostics: dict) -> str:
+    return (
+        f"the chains did not converge (largest split-R̂ {diagnostics['rhat_max']:.3f}, limit {RHAT_LIMIT}; "
+        f"{diagnostics['geweke_outside']:.1%} of Geweke z-scores beyond ±1.96, limit {GEWEKE_OUTSIDE_LIMIT:.0%}): run more iterations"
+    )
+
+
+def _faithfulness(theta: np.ndarray, phi: np.ndarray, offsets: np.ndarray, chains, points: int, seed: int) -> float:
+    """RF = 1 − ETV(p_I, p_L) (Definition 2, eq. 21) on points drawn from the ideal distribution."""
+    rng = stream(seed, "faithfulness points")
+    sensitive = rng.choice(len(theta), size=points, p=theta)
+    tuples = np.empty((points, len(offsets) - 1), dtype=np.int64)
+    for a in range(len(offsets) - 1):
+        block = phi[:, offsets[a] : offsets[a + 1]]
+        cumulative = np.cumsum(block[sensitive], axis=1)
+        tuples[:, a] = np.minimum((cumulative < rng.random(points)[:, None] * cumulative[:, -1:]).sum(axis=1), block.shape[1] - 1)
+    ideal = theta[sensitive] * np.prod(phi[sensitive[:, None], tuples + offsets[:-1]], axis=1)
+    thetas = np.concatenate([c.thetas for c in chains])
+    phis = np.concatenate([c.phis for c in chains])
+    from alc_dask.families.relative_threat.gibbs_kernels import learner_joint  # Numba: imported to measure, not to check parameters
+
+    learned = learner_joint(thetas, phis, offsets, tuples, sensitive)
+    return 1.0 - empirical_total_variation(ideal, learned)

@@ -1,0 +1,106 @@
+"""Inference (Anonymeter's evaluator, Giomi et al. 2023): can the release be used to infer a person's secret
+from other attributes they are known to have?
+
+The guess for a target is the secret of its nearest anonymized row on the auxiliary columns. A
+categorical guess is right when it equals the secret (two missing values are equal); a continuous
+guess is right within ``tolerance`` of the true value: ``|guess - secret| <= tolerance * |secret|``
+(an exact match when the secret is 0). Anonymeter divides by the guess instead, so every negative
+guess counts as right there; dividing by the true value keeps the tolerance a property of the
+person attacked. The baseline guesses the secret of a random anonymized row. Rows at equal
+distance are ranked in a seeded random order, not by row number.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated
+
+import numpy as np
+import pyarrow as pa
+from pydantic import Field, model_validator
+
+from alc_dask.data import ColumnKind, EncodedTable
+from alc_dask.families.base import Evaluation, EvaluationFamily
+from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
+from alc_dask.measure import AttackCounts
+from alc_dask.seeds import stream
+
+if TYPE_CHECKING:
+    from alc_dask.neighbors.nearest import ShuffledTable
+
+
+class InferenceParams(Wp29Params):
+    aux_cols: Annotated[tuple[str, ...], Field(min_length=1)]
+    secret: str
+    tolerance: Annotated[float, Field(ge=0, lt=1)] = 0.05
+    """Relative tolerance of a right guess of a continuous secret."""
+
+    @model_validator(mode="after")
+    def _secret_not_known(self):
+        if self.secret in self.aux_cols:
+            raise ValueError(f"secret: {self.secret!r} is also one of the aux_cols; the attacker would know it already")
+        return self
+
+
+class Inference(EvaluationFamily):
+    name = "inference"
+    Params = InferenceParams
+    fields = (pa.field("secret", pa.string()), pa.field("known", pa.string()), *WP29_FIELDS)
+    headline = "privacy_risk"
+
+    @classmethod
+    def report_section(cls, scores):
+        from alc_dask.families.wp29.section import section
+
+        return section(cls.name, scores)
+
+    def describe(self) -> str:
+        return self.params.secret
+
+    def labels(self) -> dict:
+        return {"secret": self.params.secret, "known": json.dumps(sorted(self.params.aux_cols))}
+
+    def check(self, release) -> None:
+        anonymized, _ = attacked_tables(release, self.params, self.name)
+        check_columns(release, anonymized, "aux_cols", self.params.aux_cols)
+        check_columns(release, anonymized, "secret", [self.params.secret])
+
+    def evaluate(self, release, seed: int) -> Evaluation:
+        p = self.params
+        self.check(release)
+        anonymized, control = attacked_tables(release, p, self.name)
+        rng = stream(seed, "inference")
+        n_main, n_control, n_baseline = (min(p.n_attacks, t.n_rows) for t in (release.original, control, anonymized))
+        main = release.original.rows(np.sort(rng.choice(release.original.n_rows, n_main, replace=False)))
+        held_out = control.rows(np.sort(rng.choice(control.n_rows, n_control, replace=False)))
+        guessed = rng.choice(anonymized.n_rows, n_baseline, replace=False)
+        baseline_right = self._right(self._secret(release, anonymized)[guessed], self._secret(release, main)[:n_baseline], release)
+        from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
+
+        shuffled = ShuffledTable.of(anonymized, rng)
+        counts = AttackCounts(
+            n_main,
+            int(self._attack(release, main, shuffled).sum()),
+            n_baseline,
+            int(baseline_right.sum()),
+            n_control,
+            int(self._attack(release, held_out, shuffled).sum()),
+        )
+        return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, [])})
+
+    def _attack(self, release, targets: EncodedTable, anonymized: ShuffledTable) -> np.ndarray:
+        nearest = anonymized.k_nearest(targets, self.params.aux_cols, 1)[:, 0]
+        return self._right(self._secret(release, anonymized.table)[nearest], self._secret(release, targets), release)
+
+    def _secret(self, release, table: EncodedTable) -> np.ndarray:
+        if release.column(self.params.secret).kind is ColumnKind.CATEGORICAL:
+            return table.codes[table.categorical.index(self.params.secret)]
+        return table.values[table.continuous.index(self.params.secret)]
+
+    def _right(self, guess: np.ndarray, truth: np.ndarray, release) -> np.ndarray:
+        if release.column(self.params.secret).kind is ColumnKind.CATEGORICAL:
+            return guess == truth  # the missing code equals itself
+        both_missing = np.isnan(guess) & np.isnan(truth)
+        origin = float(release.column(self.params.secret).origin)
+        with np.errstate(invalid="ignore"):
+            return both_missing | (np.abs(guess - truth) <= self.params.tolerance * np.abs(truth + origin))

@@ -1,0 +1,99 @@
+"""Linkability (Anonymeter's evaluator, Giomi et al. 2023): can the release link two datasets that each hold
+part of a person's attributes?
+
+The attacker's auxiliary columns are split into two disjoint halves. For a target record, each half
+finds its ``n_neighbors`` nearest anonymized rows (Gower distance, this project's missing-value
+rule); the target is linked when the two neighbour sets share a row. Targets are original records
+(members); the control repeats the attack on control records; the baseline draws both neighbour
+sets at random. Rows at equal distance are ranked in a seeded random order, drawn apart for each half: a shared
+order (by row number, say) would make both halves prefer the same rows, and a table that cannot
+tell its rows apart would seem to link everyone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from alc_dask.data import ScenarioError
+from alc_dask.families.base import Evaluation, EvaluationFamily
+from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
+from alc_dask.measure import AttackCounts
+from alc_dask.seeds import stream
+
+if TYPE_CHECKING:
+    from alc_dask.neighbors.nearest import ShuffledTable
+
+Half = Annotated[tuple[str, ...], Field(min_length=1)]
+
+
+class LinkabilityParams(Wp29Params):
+    aux_cols: tuple[Half, Half]
+    """The two halves of the attacker's columns: disjoint, neither empty."""
+    n_neighbors: Annotated[int, Field(ge=1)] = 1
+
+    @model_validator(mode="after")
+    def _disjoint_halves(self):
+        shared = sorted(set(self.aux_cols[0]) & set(self.aux_cols[1]))
+        if shared:
+            raise ValueError(f"aux_cols: the two halves must be disjoint; both hold {shared}")
+        return self
+
+
+class Linkability(EvaluationFamily):
+    name = "linkability"
+    Params = LinkabilityParams
+    fields = WP29_FIELDS
+    headline = "privacy_risk"
+
+    @classmethod
+    def report_section(cls, scores):
+        from alc_dask.families.wp29.section import section
+
+        return section(cls.name, scores)
+
+    def describe(self) -> str:
+        return "-".join(self.params.aux_cols[0][:1] + self.params.aux_cols[1][:1])
+
+    def check(self, release) -> None:
+        anonymized, _ = attacked_tables(release, self.params, self.name)
+        for i, half in enumerate(self.params.aux_cols):
+            check_columns(release, anonymized, f"aux_cols[{i}]", half)
+        if self.params.n_neighbors > anonymized.n_rows:
+            raise ScenarioError(f"n_neighbors: {self.params.n_neighbors} is more than the {anonymized.n_rows} rows of {anonymized.name}")
+
+    def evaluate(self, release, seed: int) -> Evaluation:
+        p = self.params
+        self.check(release)
+        anonymized, control = attacked_tables(release, p, self.name)
+        rng = stream(seed, "linkability")
+        n_main, n_control = min(p.n_attacks, release.original.n_rows), min(p.n_attacks, control.n_rows)
+        from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
+
+        orders = [ShuffledTable.of(anonymized, rng) for _ in p.aux_cols]
+        main_links = self._links(release.original, orders, rng.choice(release.original.n_rows, n_main, replace=False))
+        control_links = self._links(control, orders, rng.choice(control.n_rows, n_control, replace=False))
+        random_sets = [_random_neighbours(anonymized.n_rows, p.n_attacks, p.n_neighbors, rng) for _ in range(2)]
+        counts = AttackCounts(n_main, int(main_links.sum()), p.n_attacks, int(_shared(*random_sets).sum()), n_control, int(control_links.sum()))
+        warnings = [
+            f"only {n} of the {p.n_attacks} attacks asked for: {name} has {n} rows"
+            for name, n in (("the original", n_main), ("the control", n_control))
+            if n < p.n_attacks
+        ]
+        return Evaluation({"n_neighbors": p.n_neighbors, **wp29_measures(counts, p.confidence_level, warnings)})
+
+    def _links(self, table, orders: list[ShuffledTable], rows: np.ndarray) -> np.ndarray:
+        targets = table.rows(np.sort(rows))
+        return _shared(*(order.k_nearest(targets, half, self.params.n_neighbors) for order, half in zip(orders, self.params.aux_cols)))
+
+
+def _random_neighbours(n_rows: int, count: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(n_rows, k, replace=False) for _ in range(count)]).reshape(count, k)
+
+
+def _shared(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Per target, whether its two neighbour sets share a row (padding -1 never counts)."""
+    same = (first[:, :, None] == second[:, None, :]) & (first[:, :, None] >= 0)
+    return same.any(axis=(1, 2))

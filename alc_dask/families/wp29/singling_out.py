@@ -1,0 +1,195 @@
+"""Singling out (Anonymeter's evaluator, Giomi et al. 2023): can the release be used to write a predicate
+that isolates exactly one person of the original data?
+
+Predicates are made from the anonymized table, each isolating one of its distinct rows:
+univariate ones from a column's extremes (``<= min``, ``>= max``), its values held by one row, and
+its only missing value; multivariate ones from random anonymized rows on ``n_cols`` random columns
+(equality for text categories, ``>=`` or ``<=`` the row's value for ordered columns, on the side of
+the column's median). A predicate succeeds when it isolates exactly one distinct original record.
+The control checks the same predicates on the control table, its count scaled to the original's
+size; the baseline draws random predicates.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from alc_dask.data import ScenarioError
+from alc_dask.data.partitioned import whole
+from alc_dask.families.base import Evaluation, EvaluationFamily
+from alc_dask.families.wp29.common import WP29_FIELDS, ChosenColumns, Wp29Params, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.wp29.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches
+from alc_dask.measure import AttackCounts, singling_out_probability
+from alc_dask.seeds import stream
+
+BATCH = 1000
+"""Multivariate predicates made and checked at a time."""
+
+MAX_ATTEMPTS = 100_000_000
+"""The most multivariate predicates a job may have tried: a few microseconds each, so a release
+that resists the search costs minutes, not days."""
+
+
+class SinglingOutParams(Wp29Params):
+    mode: Literal["univariate", "multivariate"] = "multivariate"
+    n_cols: Annotated[int, Field(ge=1)] = 3
+    max_attempts: Annotated[int, Field(ge=1, le=MAX_ATTEMPTS)] = 10_000_000
+    """Multivariate predicates tried at most, so a release that resists never hangs the job."""
+    columns: ChosenColumns | None = None
+    """Columns predicates may use; default: every column of the attacked anonymized table."""
+
+    @model_validator(mode="after")
+    def _attempts_cover_attacks(self):
+        if self.mode == "multivariate" and self.max_attempts < self.n_attacks:
+            raise ValueError(f"max_attempts: {self.max_attempts} is fewer than n_attacks: {self.n_attacks}; each attempt makes one predicate at most")
+        return self
+
+
+class SinglingOut(EvaluationFamily):
+    name = "singling_out"
+    Params = SinglingOutParams
+    fields = WP29_FIELDS
+    headline = "privacy_risk"
+
+    @classmethod
+    def report_section(cls, scores):
+        from alc_dask.families.wp29.section import section
+
+        return section(cls.name, scores)
+
+    def describe(self) -> str:
+        return self.params.mode
+
+    def check(self, release) -> None:
+        anonymized, _ = attacked_tables(release, self.params, self.name)
+        columns = self._columns(anonymized)
+        check_columns(release, anonymized, "columns", columns)
+        if self.params.mode == "multivariate" and self.params.n_cols > len(columns):
+            raise ScenarioError(f"n_cols: {self.params.n_cols} is more than the {len(columns)} columns predicates may use")
+
+    def evaluate(self, release, seed: int) -> Evaluation:
+        p = self.params
+        self.check(release)
+        anonymized, control = attacked_tables(release, p, self.name)
+        columns = self._columns(anonymized)
+        synthetic, original, held_out = (RowMatrix.of(release, t, columns) for t in (anonymized, whole(release.original), control))
+        rng = stream(seed, "singling out")
+        if p.mode == "univariate":
+            predicates, attempts = univariate_predicates(synthetic, p.n_attacks, rng), None
+        else:
+            predicates, attempts = multivariate_predicates(synthetic, p.n_attacks, p.n_cols, p.max_attempts, rng)
+        baseline = random_predicates(synthetic, p.n_attacks, 1 if p.mode == "univariate" else p.n_cols, rng)
+        n_control = int((count_matches(predicates, held_out) == 1).sum())
+        if len(held_out.rows) != len(original.rows) and len(predicates):
+            n_control = min(scale_to_size(predicates, held_out, len(original.rows), rng) * n_control, len(predicates))
+        counts = AttackCounts(
+            n_attacks=len(predicates),
+            n_success=int((count_matches(predicates, original) == 1).sum()),
+            n_baseline_attacks=len(baseline),
+            n_baseline_success=int((count_matches(baseline, original) == 1).sum()),
+            n_control_attacks=len(predicates),
+            n_control_success=n_control,
+        )
+        warnings = []
+        if len(predicates) < p.n_attacks:
+            tried = f" in {attempts} attempts" if attempts else ""
+            warnings.append(
+                f"only {len(predicates)} of the {p.n_attacks} predicates asked for could be made{tried}; the risk is scored on those and may be underestimated"
+            )
+        return Evaluation({"mode": p.mode, "n_cols": p.n_cols if p.mode == "multivariate" else 1, **wp29_measures(counts, p.confidence_level, warnings)})
+
+    def _columns(self, anonymized) -> tuple[str, ...]:
+        return tuple(self.params.columns) if self.params.columns else anonymized.columns
+
+
+def univariate_predicates(synthetic: RowMatrix, wanted: int, rng: np.random.Generator) -> Predicates:
+    """Up to ``wanted`` distinct one-column predicates, each isolating one anonymized row."""
+    candidates = []
+    for j, values in enumerate(synthetic.rows.T):
+        missing = np.isnan(values)
+        if missing.sum() == 1:
+            candidates.append([(j, IS_NULL, 0.0)])
+        present = values[~missing]
+        if present.size and synthetic.ordered[j]:
+            candidates += [[(j, LE, present.min())], [(j, GE, present.max())]]
+        distinct, counts = np.unique(present, return_counts=True)
+        candidates += [[(j, EQ, value)] for value in distinct[counts == 1]]
+    order = rng.permutation(len(candidates))
+    return _isolating(Predicates.stack([candidates[i] for i in order]), synthetic, wanted, set())
+
+
+def multivariate_predicates(synthetic: RowMatrix, wanted: int, n_cols: int, max_attempts: int, rng: np.random.Generator) -> tuple[Predicates, int]:
+    """Up to ``wanted`` distinct ``n_cols``-column predicates from random anonymized rows, and the attempts made."""
+    medians = np.array([np.nanmedian(c) if synthetic.ordered[j] and (~np.isnan(c)).any() else np.nan for j, c in enumerate(synthetic.rows.T)])
+    found, seen, attempts = [], set(), 0
+    while sum(map(len, found)) < wanted and attempts < max_attempts:
+        size = min(BATCH, max_attempts - attempts)
+        rows = synthetic.rows[rng.integers(0, len(synthetic.rows), size)]
+        columns = np.sort(np.argsort(rng.random((size, synthetic.rows.shape[1])), axis=1)[:, :n_cols], axis=1)
+        values = np.take_along_axis(rows, columns, axis=1)
+        ops = np.where(values > medians[columns], GE, LE)
+        ops = np.where(synthetic.ordered[columns], ops, EQ)
+        ops = np.where(np.isnan(values), IS_NULL, ops)
+        batch = Predicates(columns, ops, np.nan_to_num(values))
+        found.append(_isolating(batch, synthetic, wanted - sum(map(len, found)), seen))
+        attempts += size
+    return _concat(found, n_cols), attempts
+
+
+def random_predicates(synthetic: RowMatrix, count: int, n_cols: int, rng: np.random.Generator) -> Predicates:
+    """The baseline: columns, values (from the anonymized table's distinct values) and operators at random."""
+    distinct = [np.unique(c) for c in synthetic.rows.T]  # NaN, when present, is one of them
+    n_cols = min(n_cols, synthetic.rows.shape[1])
+    conditions = []
+    for _ in range(count):
+        predicate = []
+        for j in sorted(rng.choice(synthetic.rows.shape[1], n_cols, replace=False)):
+            value = rng.choice(distinct[j])
+            op = rng.choice(ORDERED_OPS if synthetic.ordered[j] else EQUALITY_OPS)
+            if np.isnan(value):
+                op, value = (IS_NULL if op == EQ else NOT_NULL), 0.0
+            predicate.append((int(j), int(op), float(value)))
+        conditions.append(predicate)
+    return Predicates.stack(conditions)
+
+
+def scale_to_size(predicates: Predicates, control: RowMatrix, size: int, rng: np.random.Generator) -> float:
+    """How much more (or less) often the predicates would isolate a record among ``size`` records
+    than among the control's: the isolation model fitted to counts on subsamples of the control."""
+    from scipy.optimize import curve_fit
+
+    sizes = np.repeat(np.linspace(min(1000, len(control.rows)), len(control.rows), 10).astype(int), 5)
+    counts = [int((count_matches(predicates, _subsample(control, n, rng)) == 1).sum()) for n in sizes]
+
+    def model(n, w_max, norm):
+        return norm * singling_out_probability(n, w_max)
+
+    start = 1.0 / sizes.max()
+    (w_max, norm), _ = curve_fit(model, sizes, counts, p0=(start, 1.0 / singling_out_probability(sizes.max(), start)), bounds=(0, (1, np.inf)))
+    return float(model(size, w_max, norm) / model(len(control.rows), w_max, norm))
+
+
+def _subsample(rows: RowMatrix, n: int, rng: np.random.Generator) -> RowMatrix:
+    return RowMatrix(rows.columns, rows.rows[np.sort(rng.choice(len(rows.rows), n, replace=False))], rows.ordered)
+
+
+def _isolating(candidates: Predicates, synthetic: RowMatrix, wanted: int, seen: set) -> Predicates:
+    """The candidates, in order, that isolate one anonymized row and were not found before, at most ``wanted``."""
+    isolating = np.flatnonzero(count_matches(candidates, synthetic) == 1)
+    keep = []
+    for index, key in zip(isolating, candidates.select(isolating).keys()):
+        if len(keep) == wanted:
+            break
+        if key not in seen:
+            seen.add(key)
+            keep.append(index)
+    return candidates.select(np.array(keep, dtype=np.int64))
+
+
+def _concat(parts: list[Predicates], width: int) -> Predicates:
+    if not parts:
+        return Predicates.stack([])
+    return Predicates(*(np.concatenate([getattr(p, name).reshape(-1, width) for p in parts]) for name in ("column", "op", "value")))

@@ -1,9 +1,9 @@
 """The kinds of error alc_dask raises on purpose, so that a caller can tell input to fix from a
 cluster to retry and from a bug; the CLI turns each kind into its exit code (``alc_dask.cli``).
 
-Each error of a layer is one of these kinds, defined beside the code that raises it:
-``JobSpecError`` (a job file), ``ReleaseError`` and ``ScenarioError`` (a release, a scenario that does
-not fit it), ``SettingError`` (a settings field), ``ResultsError`` and ``FolderBusy`` (an output
+Each error of a layer is one of these kinds, defined beside the code that raises it (``JobSpecError``,
+raised by the job layer and the families alike, is defined here): ``JobSpecError`` (a job file),
+``ReleaseError`` and ``ScenarioError`` (a release, a scenario that does not fit it), ``SettingError`` (a settings field), ``ResultsError`` and ``FolderBusy`` (an output
 folder), ``PredictionsError`` (a predictions file to score) are ``InputError``s; ``EngineError`` is
 a ``ClusterError``. Those that were ``ValueError``s still are, so code catching ``ValueError`` still
 catches them. Any other exception is a bug.
@@ -38,3 +38,8 @@ class ClusterError(AlcDaskError):
 
 class InternalError(AlcDaskError):
     """Code that breaks a contract of alc_dask (a family or attack of a plugin, say): a bug to report."""
+
+
+class JobSpecError(InputError, ValueError):
+    """A job file cannot be used as written: the message names the file, the field and the value.
+    Raised by the job layer and by the families that plan a job's scenarios."""

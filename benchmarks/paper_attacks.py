@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from alc_dask.jobs import paper_entries, paper_secrets
+from alc_dask.families.alc.paper import paper_entries, paper_secrets
 
 PAPER_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "alc-paper"
 

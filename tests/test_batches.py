@@ -15,7 +15,7 @@ from alc_dask.attacks.registry import register_attack
 from alc_dask.engine import runner
 from alc_dask.engine.runner import BatchSizing
 from alc_dask.engine.task import ScenarioOutcome
-from alc_dask.jobs import JobSpec
+from alc_dask.jobs import JobSpec, validate_job
 
 KILLER_SALT = 13
 
@@ -61,7 +61,7 @@ def quick_job(folder, scenarios: int) -> JobSpec:
     tables = make_demo_release(200, seed=0)
     tables["original"].to_parquet(folder / "original.parquet")
     tables["weak"].to_parquet(folder / "weak.parquet")
-    return JobSpec.model_validate(
+    return validate_job(
         {
             "name": "batches",
             "release": {"original": str(folder / "original.parquet"), "anonymized": [str(folder / "weak.parquet")]},

@@ -13,7 +13,7 @@ from alc_dask.cli import EXIT_BAD_INPUT, main
 from alc_dask.data import Release, ReleaseError, ScenarioError
 from alc_dask.data.generalization import Domain, Hierarchy
 from alc_dask.engine.runner import manifest, prepare_release
-from alc_dask.jobs.errors import JobSpecError
+from alc_dask.errors import JobSpecError
 from alc_dask.jobs.load import check_files, load_job
 
 ORIGINAL = pd.DataFrame(

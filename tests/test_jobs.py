@@ -12,8 +12,11 @@ import yaml
 from alc_dask import Release
 from alc_dask.apps.synthetic import make_population
 from alc_dask.data import ReleaseError
-from alc_dask.families.alc.family import AlcFamily, AttackSpec
-from alc_dask.jobs import JobSpecError, check_files, expand, load_job, paper_secrets, scenario_id, scenario_seed, unique_share, validate_job
+from alc_dask.families.alc.family import AlcFamily
+from alc_dask.families.alc.paper import paper_secrets
+from alc_dask.families.alc.params import AttackSpec
+from alc_dask.families.alc.planning import unique_share
+from alc_dask.jobs import JobSpecError, check_files, expand, load_job, scenario_id, scenario_seed, validate_job
 
 BASE = {"name": "t", "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]}, "scenarios": [{"generate": "each_column"}]}
 

@@ -8,7 +8,7 @@ import pytest
 from alc_dask import Release
 from alc_dask.baseline import BaselineSettings
 from alc_dask.families.alc.loop import run_attack
-from alc_dask.jobs import paper_entries, paper_secrets
+from alc_dask.families.alc.paper import paper_entries, paper_secrets
 from alc_dask.measure import MeasureSettings
 
 DATASETS = ["adult", "BankChurnersNoId", "census", "child", "insurance"]

@@ -19,6 +19,7 @@ from alc_dask.data.parts import estimated_bytes, list_parts
 from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, OnDemandClient, check_dashboard
 from alc_dask.engine.progress import Progress, say
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenarios, skipped_outcome
+from alc_dask.families import get_family
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
 from alc_dask.results import COMPACT_ABOVE, ResultStore
 from alc_dask.results.parts import Damage
@@ -261,9 +262,9 @@ def prepare_release(spec: JobSpec, cluster: OnDemandClient | None = None) -> Rel
 
 def keeps_on_workers(spec: JobSpec) -> bool:
     """Whether the release is too large to copy: its tables' encoded size (from Parquet footers, or
-    CSV file sizes) beyond ``release.broadcast_limit``. A group-anonymized release is read whole."""
+    CSV file sizes) beyond ``release.broadcast_limit``, unless it must be read whole."""
     r = spec.release
-    if r.grouped is not None:
+    if r.read_whole:
         return False
     tables = [list_parts(path, field) for field, path in release_files(spec)]
     return estimated_bytes(tables) > r.broadcast_limit
@@ -281,9 +282,11 @@ def manifest(spec: JobSpec) -> dict:
     unset = {"grouped"} if spec.release.grouped is None else set()  # releases of earlier versions had none: they still resume
     settings = spec.model_dump(
         mode="json",
-        include={"name", "release", "halting", "measure", "baseline_settings", "swap_fraction", "seed", "store_values"},
+        include={"name", "release", "seed"},
         exclude={"release": {"broadcast_limit", "rows_per_part", *unset}},  # where the release is held never changes a score
     )
+    for name, family_settings in spec.family_settings().items():
+        settings |= get_family(name).scored_settings(family_settings)
     data = {field: data_digest(path, field) for field, path in release_files(spec)}
     fingerprint = hashlib.sha256(json.dumps([settings, data, __version__], sort_keys=True).encode()).hexdigest()[:16]
     return {"job": spec.name, "release": spec.release.label, "fingerprint": fingerprint, "settings": settings, "data": data, "alc_dask": __version__}

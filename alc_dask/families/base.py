@@ -1,9 +1,10 @@
 """The contract every evaluation family follows, in the spirit of scikit-learn estimators.
 
 A family is built from its parameters (validated strictly, cheap, no data: it is pickled to the
-workers), checked against a release before any cluster starts, then evaluated on a worker. The
-evaluation returns one row of measures whose raw counts are kept, so a risk or an interval can be
-recomputed later at another confidence level without rerunning anything.
+workers), planned from a job's entries and checked against a release before any cluster starts
+(``planning``), then evaluated on a worker. The evaluation returns one row of measures whose raw
+counts are kept, so a risk or an interval can be recomputed later at another confidence level
+without rerunning anything. The family also brings its report section (``report_section``).
 """
 
 from __future__ import annotations
@@ -13,13 +14,25 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import PydanticCustomError
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
     from alc_dask.data import Release
+    from alc_dask.families.planning import Generator, PlanContext, Planned
     from alc_dask.families.presentation import Section
+    from alc_dask.measure import SettingError
+
+
+INVALID_FIELD = "invalid_field"
+"""The pydantic error type of a ``SettingError``; its context holds the field, value and expectation."""
+
+
+def field_error(error: SettingError) -> PydanticCustomError:
+    """A pydantic error at the model being validated, naming the field below it that is wrong."""
+    return PydanticCustomError(INVALID_FIELD, "{field} must be {expected}", {"field": error.field, "expected": error.expected, "value": error.value})
 
 
 class FamilyParams(BaseModel):
@@ -52,6 +65,31 @@ class EvaluationFamily:
     Params: ClassVar[type[FamilyParams]]
     fields: ClassVar[tuple[pa.Field, ...]]
     headline: ClassVar[str]
+    Entry: ClassVar[type[BaseModel] | None] = None
+    """What a job's scenario entry of this family holds, when not its ``Params`` (see ``plan``)."""
+    JobSettings: ClassVar[type[BaseModel] | None] = None
+    """Job-wide settings this family reads, written at the top level of a job (no two families may
+    declare the same key)."""
+    generators: ClassVar[tuple[type[Generator], ...]] = ()
+    """The scenario generators (``generate: <name>`` entries) this family brings."""
+
+    @classmethod
+    def entry_model(cls) -> type[BaseModel]:
+        return cls.Entry or cls.Params
+
+    @classmethod
+    def plan(cls, entry: BaseModel, context: PlanContext, where: str) -> list[Planned]:
+        """The evaluations of a job's entry at ``where`` (validated by ``entry_model``): by default
+        the one it describes, checked against the release."""
+        from alc_dask.families.planning import Planned, checked
+
+        return [Planned(checked(cls(entry), context.release, where), where)]
+
+    @classmethod
+    def scored_settings(cls, settings: BaseModel) -> dict[str, Any]:
+        """What of this family's job settings the stored scores depend on (a results folder of
+        other such settings is not resumed): all of them unless the family says otherwise."""
+        return settings.model_dump(mode="json")
 
     def __init__(self, params: FamilyParams | Mapping[str, Any] | None = None, **kwargs: Any):
         if isinstance(params, self.Params) and not kwargs:

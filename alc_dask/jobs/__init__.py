@@ -1,10 +1,9 @@
-"""Job specs: what to attack (a release, scenarios or their generators) and how to measure it."""
+"""Job specs: what to evaluate (a release, scenarios or their generators) and where results go."""
 
-from alc_dask.families.alc.paper import paper_entries, paper_secrets
-from alc_dask.jobs.errors import JobSpecError
+from alc_dask.errors import JobSpecError
 from alc_dask.jobs.load import check_files, load_job, resolve_paths, validate_job
-from alc_dask.jobs.scenarios import Scenario, expand, scenario_id, scenario_seed, unique_share
-from alc_dask.jobs.spec import JobSpec
+from alc_dask.jobs.scenarios import Scenario, expand, scenario_id, scenario_seed
+from alc_dask.jobs.spec import JobSpec, job_model
 
 __all__ = [
     "JobSpec",
@@ -12,12 +11,10 @@ __all__ = [
     "Scenario",
     "check_files",
     "expand",
+    "job_model",
     "load_job",
-    "paper_entries",
-    "paper_secrets",
     "resolve_paths",
     "scenario_id",
     "scenario_seed",
-    "unique_share",
     "validate_job",
 ]

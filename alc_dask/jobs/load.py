@@ -13,14 +13,13 @@ from pydantic import ValidationError
 
 from alc_dask.data.fingerprint import dataset_files
 from alc_dask.data.parts import list_parts
+from alc_dask.errors import JobSpecError
 from alc_dask.families import get_family
-from alc_dask.families.alc.settings import INVALID_FIELD
-from alc_dask.jobs.errors import JobSpecError
+from alc_dask.families.base import INVALID_FIELD
+from alc_dask.families.planning import Generator
 from alc_dask.jobs.plain_yaml import PlainDataLoader
-from alc_dask.jobs.spec import HIERARCHIES, FamilyScenario, JobSpec, PaperProtocol
+from alc_dask.jobs.spec import HIERARCHIES, FamilyScenario, JobSpec, generators, job_model
 from alc_dask.shown import shown
-
-_TAGS = {"explicit", "each_column", "sampled_known", "paper", "family"}
 
 
 def load_job(path: str | Path) -> JobSpec:
@@ -38,23 +37,40 @@ def validate_job(data, source: str = "job") -> JobSpec:
     if not isinstance(data, dict):
         raise JobSpecError(f"{source}: expected a mapping of job fields at the top level; got {type(data).__name__}")
     try:
-        spec = JobSpec.model_validate(data)
+        spec = job_model().model_validate(data)
     except ValidationError as error:
-        raise JobSpecError(f"{source}: invalid job spec:\n" + "\n".join(_describe(e) for e in error.errors())) from None
-    problems = [problem for i, entry in enumerate(spec.scenarios) if isinstance(entry, FamilyScenario) for problem in _family_problems(entry, i)]
+        problems = [_describe(e) for e in error.errors()]
+        raise JobSpecError(f"{source}: invalid job spec:\n" + "\n".join([*problems, *_entries_problems(data.get("scenarios"))])) from None
+    problems = _entries_problems(spec.scenarios)
     if problems:
         raise JobSpecError(f"{source}: invalid job spec:\n" + "\n".join(problems))
     return spec
 
 
+def _entries_problems(entries) -> list[str]:
+    """What the families named by the evaluation entries (not generators) find wrong with them."""
+    if not isinstance(entries, list):
+        return []
+    problems = []
+    for i, entry in enumerate(entries):
+        if isinstance(entry, dict) and "generate" not in entry:
+            try:
+                entry = FamilyScenario.model_validate(entry)
+            except ValidationError:
+                continue  # said already
+        if isinstance(entry, FamilyScenario):
+            problems += _family_problems(entry, i)
+    return problems
+
+
 def _family_problems(entry: FamilyScenario, index: int) -> list[str]:
-    """What the family named by ``scenarios[index]`` finds wrong with its parameters."""
+    """What the family named by ``scenarios[index]`` finds wrong with the entry."""
     try:
         family = get_family(entry.family)
     except ValueError as error:
         return [f"  scenarios[{index}].family: {error}"]
     try:
-        family(entry.params)
+        family.entry_model().model_validate(entry.params)
     except ValidationError as error:
         return [_describe({**e, "loc": ("scenarios", index, *e["loc"])}) for e in error.errors()]
     return []
@@ -79,7 +95,7 @@ def resolve_paths(spec: JobSpec, base: Path) -> JobSpec:
             "grouped": grouped,
         }
     )
-    scenarios = [s.model_copy(update={"jobs_file": _absolute(s.jobs_file, base)}) if isinstance(s, PaperProtocol) else s for s in spec.scenarios]
+    scenarios = [s.model_copy(update={f: _absolute(getattr(s, f), base) for f in s.files}) if isinstance(s, Generator) else s for s in spec.scenarios]
     return spec.model_copy(update={"release": release, "scenarios": scenarios, "output": _absolute(spec.output, base)})
 
 
@@ -93,8 +109,8 @@ def check_files(spec: JobSpec, source: str = "job") -> None:
         else:
             list_parts(value, f"{source}: {field}")
     for i, scenario in enumerate(spec.scenarios):
-        if isinstance(scenario, PaperProtocol):
-            _check_file(scenario.jobs_file, f"{source}: scenarios[{i}].jobs_file")
+        for field in scenario.files if isinstance(scenario, Generator) else ():
+            _check_file(getattr(scenario, field), f"{source}: scenarios[{i}].{field}")
 
 
 def _check_file(value: str, name: str) -> None:
@@ -145,7 +161,7 @@ def _describe(error: dict) -> str:
     for part in error["loc"]:
         if isinstance(part, int):
             where += f"[{part}]"
-        elif not (isinstance(previous, int) and part in _TAGS):  # the generator tag adds nothing
+        elif not (isinstance(previous, int) and part in (*generators(), "family")):  # the entry's kind adds nothing
             where += f".{part}" if where else str(part)
         previous = part
     if error["type"] == INVALID_FIELD:  # a settings check: the field below the model, and its value

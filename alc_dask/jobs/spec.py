@@ -1,19 +1,24 @@
-"""The job spec: a release, the scenarios to attack it with, and how every scenario is measured.
+"""The job spec: a release, the scenarios to evaluate it with, a seed, where results go, and how
+audits judge them; every family's own settings and scenario entries are the family's.
 
 A job file is data (YAML or JSON), validated strictly: unknown keys are errors, so a typo never
-silently falls back to a default. Relative paths are relative to the job file.
+silently falls back to a default. Relative paths are relative to the job file. The job's model
+(``job_model``) is composed from the registered families: each brings its job-wide settings (keys
+at the top level of a job) and its scenario generators (``generate:`` entries); any other entry is
+one evaluation of the family it names (the default family when it names none), validated by it.
 """
 
 import re
-from typing import Annotated, Literal
+import typing
+from functools import cache
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import AfterValidator, BaseModel, ByteSize, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ByteSize, ConfigDict, Discriminator, Field, Tag, create_model, field_validator, model_validator
 
 from alc_dask.data.parts import DEFAULT_BROADCAST_LIMIT, ROWS_PER_PART
-from alc_dask.families import DEFAULT_FAMILY
-from alc_dask.families.alc.family import AlcSettings, AttackSpec, Baseline
-from alc_dask.families.alc.settings import ToleranceSpec
-from alc_dask.families.alc.targets import TargetSelector
+from alc_dask.errors import InternalError
+from alc_dask.families import DEFAULT_FAMILY, family_names, get_family
+from alc_dask.families.planning import Generator
 
 SAFE_NAME = r"^[A-Za-z0-9_.-]+$"
 
@@ -115,6 +120,11 @@ class ReleaseSpec(Strict):
         return self
 
     @property
+    def read_whole(self) -> bool:
+        """A group-anonymized release is read whole, whatever its size (its groups span its rows)."""
+        return self.grouped is not None
+
+    @property
     def label(self) -> str:
         """The release's name in results and audit folders: ``name``, else the first anonymized table's
         (or the grouped table's) file stem made safe (see ``safe_label``)."""
@@ -131,108 +141,17 @@ class ReleaseSpec(Strict):
         return files + (self.grouped.files() if self.grouped else [])
 
 
-class AlcEntry(Strict):
-    """An entry of the default family may say so: ``family: alc``."""
-
-    family: Literal["alc"] = DEFAULT_FAMILY
-
-
 class FamilyScenario(BaseModel):
-    """One evaluation of another family: ``family`` names it, every other key is its parameter,
-    validated by the family itself when the job is loaded (``alc_dask.jobs.load``)."""
+    """One evaluation of the family ``family`` names (the default family when it names none); every
+    other key is its parameter, validated by the family itself when the job is loaded."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    family: str
+    family: str = DEFAULT_FAMILY
 
     @property
     def params(self) -> dict:
         return dict(self.model_extra)
-
-
-class ExplicitScenario(AlcEntry):
-    """One scenario written out; attack, baseline and targets default to the job's."""
-
-    secret: str
-    known: Annotated[list[str], Field(min_length=1)]
-    attack: AttackSpec | None = None
-    baseline: Baseline | None = None
-    targets: TargetSelector | None = None
-    tolerance: ToleranceSpec | None = None
-    """The job's tolerance for this scenario's continuous secret, or its own."""
-
-
-class EachColumn(AlcEntry):
-    """Every column (or the listed ``secrets``) as the secret, all other columns known."""
-
-    generate: Literal["each_column"]
-    secrets: Annotated[list[str], Field(min_length=1)] | None = None
-
-
-class SampledKnown(AlcEntry):
-    """Per secret, ``per_secret`` sets of ``size`` known columns whose value combinations are mostly
-    unique: at least ``min_unique`` of the original rows are alone with their combination (the
-    paper's good known-column sets). Sets are drawn at random from the other columns, seeded by the
-    job seed; when fewer than ``per_secret`` pass after ``tries`` draws, the most unique are used."""
-
-    generate: Literal["sampled_known"]
-    per_secret: Annotated[int, Field(ge=1)] = 3
-    size: Annotated[int, Field(ge=1)] = 3
-    min_unique: Annotated[float, Field(ge=0, le=1)] = 0.5
-    tries: Annotated[int, Field(ge=1)] = 200
-    secrets: Annotated[list[str], Field(min_length=1)] | None = None
-
-
-class QuasiIdentifierSets(Strict):
-    """``count`` sets of ``size`` quasi-identifiers drawn at random (seeded by the job seed) from
-    ``columns`` (default: every column), each an evaluation of the ``identification`` family with
-    the other keys as its parameters."""
-
-    generate: Literal["quasi_identifier_sets"]
-    count: Annotated[int, Field(ge=1)] = 4
-    size: Annotated[int, Field(ge=1)] = 4
-    columns: Annotated[list[str], Field(min_length=1)] | None = None
-    population: Annotated[int, Field(ge=1)]
-    fit: Literal["measurements", "profile"] = "measurements"
-    allow_negative_gamma: bool = False
-
-
-class PaperProtocol(AlcEntry):
-    """The paper's experiment: entries of its jobs.json for one dataset, each with its first
-    ``secrets_per_entry`` shuffled non-known columns as secrets. ``approach`` ours attacks with the
-    ML baseline, prior with the prior baseline, both with each (the two approaches of the paper
-    share their known-column sets). ``sample`` draws that many of the attacks at random (seeded by
-    the job seed) instead of running them all."""
-
-    generate: Literal["paper"]
-    jobs_file: str
-    dataset: str
-    approach: Literal["ours", "prior", "both"] = "ours"
-    entries: Annotated[int, Field(ge=1)] | None = None
-    secrets_per_entry: Annotated[int, Field(ge=1)] = 5
-    sample: Annotated[int, Field(ge=1)] | None = None
-
-
-def _scenario_kind(entry) -> str | None:
-    """An entry of another family is that family's; else one with ``generate`` is that generator,
-    and any other mapping is an explicit scenario."""
-    get = entry.get if isinstance(entry, dict) else lambda key, default: getattr(entry, key, default)
-    if get("family", DEFAULT_FAMILY) != DEFAULT_FAMILY:
-        return "family"
-    return get("generate", "explicit")
-
-
-ScenarioEntry = Annotated[
-    Annotated[ExplicitScenario, Tag("explicit")]
-    | Annotated[EachColumn, Tag("each_column")]
-    | Annotated[SampledKnown, Tag("sampled_known")]
-    | Annotated[PaperProtocol, Tag("paper")]
-    | Annotated[QuasiIdentifierSets, Tag("quasi_identifier_sets")]
-    | Annotated[FamilyScenario, Tag("family")],
-    Discriminator(
-        _scenario_kind, custom_error_type="scenario_kind", custom_error_message="generate must be each_column, sampled_known, paper or quasi_identifier_sets"
-    ),
-]
 
 
 class AuditSpec(Strict):
@@ -244,24 +163,68 @@ class AuditSpec(Strict):
     least this (off by default: the ALC's labels decide)."""
 
 
-class JobSpec(AlcSettings, Strict):
-    """A whole job. Scenarios are crossed with ``attacks`` and ``baselines`` unless they name their own;
-    the ALC settings (``halting``, ``measure``, ``baseline_settings``, ...) come from ``AlcSettings``."""
+class JobSpec(Strict):
+    """The fields of every job; ``job_model()`` adds the families' settings and scenario entries."""
 
     name: SafeName
     release: ReleaseSpec
-    scenarios: Annotated[list[ScenarioEntry], Field(min_length=1)]
-    attacks: Annotated[list[AttackSpec], Field(min_length=1)] = [AttackSpec(name="best_row_match")]
-    baselines: Annotated[list[Baseline], Field(min_length=1)] = ["ml"]
-    targets: TargetSelector | None = None
+    scenarios: Annotated[list[FamilyScenario | Generator], Field(min_length=1)]
     seed: Annotated[int, Field(ge=0)] = 0
     output: str = "alc-out"
     audit: AuditSpec = AuditSpec()
 
-    @field_validator("attacks", mode="before")
-    @classmethod
-    def _attack_names(cls, value):
-        """``attacks: [best_row_match]`` is short for ``[{name: best_row_match}]``."""
-        if isinstance(value, list):
-            return [{"name": item} if isinstance(item, str) else item for item in value]
-        return value
+    def family_settings(self) -> dict[str, BaseModel]:
+        """Family name -> its job-wide settings, for the families that declare them."""
+        settings = {}
+        for name in family_names():
+            model = get_family(name).JobSettings
+            if model is not None:
+                settings[name] = model.model_validate({key: getattr(self, key) for key in model.model_fields})
+        return settings
+
+
+def generator_name(generator: type[Generator]) -> str:
+    """What an entry's ``generate:`` says for ``generator``."""
+    return typing.get_args(generator.model_fields["generate"].annotation)[0]
+
+
+def generators() -> dict[str, type[Generator]]:
+    """Every registered family's scenario generators by name."""
+    found: dict[str, type[Generator]] = {}
+    for name in family_names():
+        for generator in get_family(name).generators:
+            if found.setdefault(generator_name(generator), generator) is not generator:
+                raise InternalError(f"two families bring a scenario generator named {generator_name(generator)!r}")
+    return found
+
+
+@cache
+def job_model() -> type[JobSpec]:
+    """The job's model: ``JobSpec`` with every registered family's job settings (no two may declare
+    the same key) and scenario entries."""
+    owners: dict[str, str] = dict.fromkeys(JobSpec.model_fields, "the job")
+    bases = []
+    for name in family_names():
+        model = get_family(name).JobSettings
+        if model is None:
+            continue
+        for key in model.model_fields:
+            if owners.setdefault(key, name) != name:
+                raise InternalError(f"family {name!r} declares the job setting {key!r}, which {owners[key]} declares too")
+        bases.append(model)
+    kinds = generators()
+    entry = Annotated[
+        Union[tuple(Annotated[model, Tag(name)] for name, model in kinds.items()) + (Annotated[FamilyScenario, Tag("family")],)],  # noqa: UP007
+        Discriminator(_entry_kind, custom_error_type="scenario_kind", custom_error_message=f"generate must be {_either(list(kinds))}"),
+    ]
+    return create_model("Job", __base__=(JobSpec, *bases), __doc__=JobSpec.__doc__, scenarios=(Annotated[list[entry], Field(min_length=1)], ...))
+
+
+def _entry_kind(entry: Any) -> str:
+    """An entry with ``generate`` is that generator's; any other describes one evaluation."""
+    generate = entry.get("generate") if isinstance(entry, dict) else getattr(entry, "generate", None)
+    return "family" if generate is None else str(generate)
+
+
+def _either(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"

@@ -7,67 +7,20 @@ ALC is known well enough. Its measures are the ALC and both precision/recall mea
 
 from __future__ import annotations
 
-import inspect
 import json
-from typing import Annotated, Any, Literal
 
 import numpy as np
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from alc_dask.attacks.registry import build_attack
 from alc_dask.baseline import BaselineSettings
-from alc_dask.baseline.sources import BaselineMode
 from alc_dask.data import ColumnKind, ScenarioError
-from alc_dask.families.alc.loop import AttackResult, ScenarioRun, run_attack
-from alc_dask.families.alc.settings import BaselineSpec, HaltingSpec, MeasureSpec, ToleranceSpec, field_error, to_settings
-from alc_dask.families.alc.targets import TargetSelector
-from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
-from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, SettingError, Tolerance, risk_label
-
-Baseline = Literal[tuple(mode.value for mode in BaselineMode)]
-DEFAULT_SWAP_FRACTION = inspect.signature(ScenarioRun).parameters["swap_fraction"].default
-"""The share of values the prior baseline swaps; the scenario loop owns the default."""
-
-
-class AttackSpec(BaseModel):
-    """A registered attack and its constructor's parameters, checked by building it (cheap)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str
-    params: dict[str, Any] = {}
-
-    @model_validator(mode="after")
-    def _buildable(self):
-        try:
-            build_attack(self.name, **self.params)
-        except SettingError as error:
-            raise field_error(error) from None
-        return self
-
-
-class AlcSettings(FamilyParams):
-    """How ALC scenarios are measured: set once per job (``JobSpec`` has these fields) and given to each."""
-
-    halting: HaltingSpec = HaltingSpec()
-    measure: MeasureSpec = MeasureSpec()
-    baseline_settings: BaselineSpec = BaselineSpec()
-    swap_fraction: Annotated[float, Field(gt=0, lt=1)] = DEFAULT_SWAP_FRACTION
-    batch_size: Annotated[int, Field(ge=1)] = 50
-    store_values: bool = False
-    tolerance: ToleranceSpec | None = None
-    """Score a continuous secret as a number right within a tolerance instead of by its bin."""
-
-
-class AlcParams(AlcSettings):
-    """One scenario, and how it is measured."""
-
-    secret: str
-    known: Annotated[tuple[str, ...], Field(min_length=1)]
-    attack: AttackSpec = AttackSpec(name="best_row_match")
-    baseline: Baseline = "ml"
-    targets: TargetSelector | None = None
+from alc_dask.families.alc.entries import GENERATORS, AlcJobSettings, ExplicitScenario
+from alc_dask.families.alc.loop import AttackResult, run_attack
+from alc_dask.families.alc.params import AlcParams
+from alc_dask.families.alc.settings import to_settings
+from alc_dask.families.base import Evaluation, EvaluationFamily
+from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, Tolerance, risk_label
 
 
 def _prc_fields(prefix: str) -> list[pa.Field]:
@@ -108,6 +61,20 @@ class AlcFamily(EvaluationFamily):
     Params = AlcParams
     fields = ALC_FIELDS
     headline = "alc"
+    Entry = ExplicitScenario
+    JobSettings = AlcJobSettings
+    generators = GENERATORS
+
+    @classmethod
+    def plan(cls, entry: ExplicitScenario, context, where: str):
+        """An explicit scenario: one evaluation per attack and baseline (the job's unless it names its own)."""
+        return entry.plan(context, where)
+
+    @classmethod
+    def scored_settings(cls, settings: AlcJobSettings) -> dict:
+        """How scenarios are measured; which attacks, baselines, targets and tolerances are in the
+        scenarios' ids instead (scenarios may be added to a job), and batching changes no result."""
+        return settings.model_dump(mode="json", include={"halting", "measure", "baseline_settings", "swap_fraction", "store_values"})
 
     @classmethod
     def report_section(cls, scores):

@@ -9,21 +9,13 @@ import dataclasses
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, create_model, model_validator
-from pydantic_core import PydanticCustomError
 
 from alc_dask.baseline import BaselineSettings
+from alc_dask.families.base import field_error
 from alc_dask.measure import HaltingRules, MeasureSettings, SettingError, Tolerance
 
 # Set per scenario from its target selection, never by a job file.
 _DERIVED = {MeasureSettings: {"recall_scale"}}
-
-INVALID_FIELD = "invalid_field"
-"""The pydantic error type of a ``SettingError``; its context holds the field, value and expectation."""
-
-
-def field_error(error: SettingError) -> PydanticCustomError:
-    """A pydantic error at the model being validated, naming the field below it that is wrong."""
-    return PydanticCustomError(INVALID_FIELD, "{field} must be {expected}", {"field": error.field, "expected": error.expected, "value": error.value})
 
 
 class _SettingsSpec(BaseModel):

@@ -22,6 +22,7 @@ from pydantic import Field
 from alc_dask.data import ScenarioError
 from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
 from alc_dask.families.identification.anonymity_sets import anonymity_sets
+from alc_dask.families.identification.generators import QuasiIdentifierSets
 from alc_dask.measure import risk_label
 from alc_dask.measure.scaling_fits import fit_correctness, fit_profile
 
@@ -44,6 +45,7 @@ class Identification(EvaluationFamily):
     name = "identification"
     Params = IdentificationParams
     headline = "kappa_population"
+    generators = (QuasiIdentifierSets,)
 
     @classmethod
     def report_section(cls, scores):

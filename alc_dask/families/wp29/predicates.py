@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-import numba
 import numpy as np
 import pandas as pd
 
@@ -110,8 +109,10 @@ def count_matches(predicates: Predicates, rows: RowMatrix) -> np.ndarray:
     """
     if len(predicates) == 0:
         return np.zeros(0, dtype=np.int64)
+    from alc_dask.families.wp29.predicate_kernel import count_up_to_two  # Numba: loaded when predicates are counted
+
     lo, hi, mode = _as_intervals(predicates)
-    return _count_up_to_two(predicates.column, lo, hi, mode, rows.order, rows.sorted_values, rows.present, np.ascontiguousarray(rows.rows.T))
+    return count_up_to_two(predicates.column, lo, hi, mode, rows.order, rows.sorted_values, rows.present, np.ascontiguousarray(rows.rows.T))
 
 
 INTERVAL, NULL, NOT_EQUAL, PRESENT = range(4)
@@ -124,52 +125,6 @@ def _as_intervals(predicates: Predicates):
     hi = np.select([op == EQ, op == LE, op == LT, op == NE], [value, value, np.nextafter(value, -np.inf), value], np.inf)
     mode = np.select([op == IS_NULL, op == NE, op == NOT_NULL], [NULL, NOT_EQUAL, PRESENT], INTERVAL)
     return lo, hi, mode
-
-
-@numba.njit(nogil=True, cache=True)
-def _count_up_to_two(column, lo, hi, mode, order, sorted_values, present, values):
-    """order, sorted_values (m, n): each column's rows and values by increasing value, missing last;
-    present (m,): values per column; values (m, n): the rows column by column."""
-    n = values.shape[1]
-    counts = np.zeros(column.shape[0], dtype=np.int64)
-    for p in range(column.shape[0]):
-        pivot, start, stop = -1, 0, n
-        for j in range(column.shape[1]):
-            c = column[p, j]
-            if c < 0 or mode[p, j] == NOT_EQUAL:
-                continue
-            if mode[p, j] == NULL:
-                a, b = present[c], n
-            elif mode[p, j] == PRESENT:
-                a, b = 0, present[c]
-            else:
-                known = sorted_values[c, : present[c]]
-                a, b = np.searchsorted(known, lo[p, j], "left"), np.searchsorted(known, hi[p, j], "right")
-            if pivot < 0 or b - a < stop - start:
-                pivot, start, stop = c, a, b
-        for i in range(start, stop):
-            r = order[pivot, i] if pivot >= 0 else i
-            ok = True
-            for j in range(column.shape[1]):
-                if column[p, j] >= 0 and not _meets(values[column[p, j], r], lo[p, j], hi[p, j], mode[p, j]):
-                    ok = False
-                    break
-            if ok:
-                counts[p] += 1
-                if counts[p] == 2:
-                    break
-    return counts
-
-
-@numba.njit(nogil=True, inline="always")
-def _meets(x, lo, hi, mode):
-    if mode == INTERVAL:
-        return lo <= x <= hi  # false for a missing (NaN) value
-    if mode == NULL:
-        return np.isnan(x)
-    if mode == NOT_EQUAL:
-        return not np.isnan(x) and x != lo
-    return not np.isnan(x)
 
 
 def _distinct_rows(matrix: np.ndarray) -> np.ndarray:

@@ -50,7 +50,7 @@ RELEASE = {
 def write_inputs(folder: Path) -> dict[str, str]:
     """The input tables of every job under ``folder``; return a fingerprint of each."""
     from alc_dask.anonymize import anatomize, mondrian
-    from alc_dask.synthetic import make_demo_release
+    from alc_dask.apps.synthetic import make_demo_release
 
     folder.mkdir(parents=True, exist_ok=True)
     tables = make_demo_release(ROWS, SEED)
@@ -71,9 +71,9 @@ def fingerprint(table: pd.DataFrame) -> str:
 
 
 def demo_jobs() -> dict[str, dict]:
-    """The demo's jobs as ``alc_dask.demo`` writes them: the weak release's (its strong twin runs the same
+    """The demo's jobs as ``alc_dask.apps.demo`` writes them: the weak release's (its strong twin runs the same
     code on other data) and the 5-anonymous one's."""
-    from alc_dask.demo import demo_job, k_anonymous_job
+    from alc_dask.apps.demo import demo_job, k_anonymous_job
 
     return {"demo-weak": demo_job("weak"), "demo-k5": k_anonymous_job()}
 

@@ -10,8 +10,8 @@ without rerunning anything. The family also brings its report section (``report_
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
@@ -51,6 +51,25 @@ class Evaluation:
     predictions: pa.Table | None = None
 
 
+@dataclass(frozen=True)
+class CheckExamples:
+    """What ``alc_dask.testing.check_family`` runs a family with: job entries for a small demo release
+    whose truth is known, and what that release must be."""
+
+    entries: list[dict[str, Any]]
+    """Scenario entries of a job, as written in a job file: a family's parameters (``family:`` may be
+    left out) or a generator's entry (``generate:``). Keep them tiny: a few hundred rows, few attacks."""
+    release: Literal["tables", "grouped"] = "tables"
+    """``tables``: the original, one anonymized table and a control table; ``grouped``: the original
+    and a group-anonymized (k-anonymous, generalized) table of it (``alc_dask.testing.GROUPED``)."""
+    job_settings: dict[str, Any] = field(default_factory=dict)
+    """Top-level keys of the job the entries need (this family's ``JobSettings``)."""
+    compares_releases: bool = True
+    """Whether the headline measures what the release gives away, so that a release copying the
+    original must score worse than a fresh sample of the same population. False for a headline read
+    from the original alone (a forecast of its anonymity sets, say)."""
+
+
 class EvaluationFamily:
     """One kind of privacy evaluation.
 
@@ -72,6 +91,19 @@ class EvaluationFamily:
     declare the same key)."""
     generators: ClassVar[tuple[type[Generator], ...]] = ()
     """The scenario generators (``generate: <name>`` entries) this family brings."""
+    run_dependent: ClassVar[frozenset[str]] = frozenset()
+    """Measures that tell where or how long an evaluation ran (seconds, workers used), not what it
+    found: the only ones allowed to differ between two runs of the same seed."""
+
+    @classmethod
+    def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
+        """The job entries ``alc_dask.testing.check_family`` checks this family with, on a demo release
+        of ``columns``."""
+        raise NotImplementedError(
+            f"{cls.__name__}.check_examples(columns) is not written: return alc_dask.families.CheckExamples(entries=[...]) with a few "
+            f"scenario entries of the {getattr(cls, 'name', cls.__name__)!r} family (its parameters, tiny: a few hundred rows, few attacks) "
+            f"that run on a demo release of the columns {', '.join(columns)}, so that alc_dask.testing.check_family can run the family through its contract"
+        )
 
     @classmethod
     def entry_model(cls) -> type[BaseModel]:

@@ -19,7 +19,7 @@ from alc_dask.families.alc.entries import GENERATORS, AlcJobSettings, ExplicitSc
 from alc_dask.families.alc.loop import AttackResult, run_attack
 from alc_dask.families.alc.params import AlcParams
 from alc_dask.families.alc.settings import to_settings
-from alc_dask.families.base import Evaluation, EvaluationFamily
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily
 from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, Tolerance, risk_label
 
 
@@ -64,6 +64,16 @@ class AlcFamily(EvaluationFamily):
     Entry = ExplicitScenario
     JobSettings = AlcJobSettings
     generators = GENERATORS
+    run_dependent = frozenset({"seconds"})
+
+    @classmethod
+    def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
+        """A categorical secret from four columns, and every other column known of a yes/no secret
+        (a generator's entry); a forest of 10 trees is baseline enough for 300 rows."""
+        return CheckExamples(
+            [{"secret": "occupation", "known": ["age", "sex", "region", "education"]}, {"generate": "each_column", "secrets": ["married"]}],
+            job_settings={"baseline_settings": {"trees": 10}},
+        )
 
     @classmethod
     def plan(cls, entry: ExplicitScenario, context, where: str):
@@ -157,7 +167,7 @@ class AlcFamily(EvaluationFamily):
             tolerance=to_settings(p.tolerance, Tolerance) if p.tolerance else None,
         )
         measures = {
-            **result.measures(),
+            **{name: value for name, value in result.measures().items() if name != "seed"},  # the engine writes the scenario's seed
             **self.labels(),
             "risk": risk_label(result.alc),
             "risk_full_recall": risk_label(result.alc_full_recall),

@@ -20,7 +20,7 @@ import pyarrow as pa
 from pydantic import Field
 
 from alc_dask.data import ScenarioError
-from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams
 from alc_dask.families.identification.anonymity_sets import anonymity_sets
 from alc_dask.families.identification.generators import QuasiIdentifierSets
 from alc_dask.measure import risk_label
@@ -46,6 +46,26 @@ class Identification(EvaluationFamily):
     Params = IdentificationParams
     headline = "kappa_population"
     generators = (QuasiIdentifierSets,)
+
+    @classmethod
+    def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
+        """Three quasi-identifiers fitted on few levels, and two sets drawn by the generator fitted to
+        the frequency profile (quick). The forecast reads the original table alone: a copy and a
+        fresh sample are not compared."""
+        return CheckExamples(
+            [
+                {"quasi_identifiers": ["age", "sex", "region"], "population": 10_000, "repeats": 2, "levels": 10},
+                {
+                    "generate": "quasi_identifier_sets",
+                    "count": 2,
+                    "size": 3,
+                    "population": 10_000,
+                    "fit": "profile",
+                    "columns": ["age", "sex", "region", "education"],
+                },
+            ],
+            compares_releases=False,
+        )
 
     @classmethod
     def report_section(cls, scores):

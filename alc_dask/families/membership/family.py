@@ -19,7 +19,7 @@ import pyarrow as pa
 from pydantic import Field, field_validator, model_validator
 
 from alc_dask.data import EncodedTable, Release, ScenarioError
-from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams
 from alc_dask.families.membership.attacks import MembershipTargets, build_membership_attack, membership_attack_names, targets_key
 from alc_dask.families.wp29.common import ChosenColumns, check_columns
 from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, Skew, risk_label
@@ -95,6 +95,12 @@ class Membership(EvaluationFamily):
     name = "membership"
     Params = MembershipParams
     headline = "membership_alc"
+
+    @classmethod
+    def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
+        """Both built-in attacks on every member and non-member, at the default skew and at a population's."""
+        people = {"n_members": 300, "n_non_members": 300}
+        return CheckExamples([{"attack": "distance_ratio", **people}, {"attack": "closest_distance", "population": 30_000, **people}])
 
     @classmethod
     def report_section(cls, scores):

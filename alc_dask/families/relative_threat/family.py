@@ -21,7 +21,7 @@ import pyarrow as pa
 from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
-from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams
 from alc_dask.families.relative_threat.group_posterior import ChainSettings, FlatModel, Posterior, sample_chains
 from alc_dask.measure import alc, risk_label
 from alc_dask.measure.relative_threat import (
@@ -72,6 +72,12 @@ class RelativeThreat(EvaluationFamily):
     name = "relative_threat"
     Params = RelativeThreatParams
     headline = "alc_over_learner"
+    run_dependent = frozenset({"chain_seconds", "chain_workers"})
+
+    @classmethod
+    def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
+        """Short chains (a few hundred draws: enough to rank a copy above a fresh sample, not to converge)."""
+        return CheckExamples([{"iterations": 600, "burn_in": 200, "thin": 10, "chains": 2, "faithfulness_points": 1000}], release="grouped")
 
     @classmethod
     def report_section(cls, scores):

@@ -20,7 +20,7 @@ import pyarrow as pa
 from pydantic import Field, model_validator
 
 from alc_dask.data import ColumnKind, EncodedTable
-from alc_dask.families.base import Evaluation, EvaluationFamily
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily
 from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
 from alc_dask.seeds import stream
@@ -47,6 +47,16 @@ class Inference(EvaluationFamily):
     Params = InferenceParams
     fields = (pa.field("secret", pa.string()), pa.field("known", pa.string()), *WP29_FIELDS)
     headline = "privacy_risk"
+
+    @classmethod
+    def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
+        """A categorical secret and a continuous one, each from four other columns."""
+        return CheckExamples(
+            [
+                {"aux_cols": ["age", "sex", "region", "income"], "secret": "education", "n_attacks": 100},
+                {"aux_cols": ["age", "sex", "education", "occupation"], "secret": "income", "n_attacks": 100},
+            ]
+        )
 
     @classmethod
     def report_section(cls, scores):

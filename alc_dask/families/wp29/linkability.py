@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
-from alc_dask.families.base import Evaluation, EvaluationFamily
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily
 from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
 from alc_dask.seeds import stream
@@ -47,6 +47,12 @@ class Linkability(EvaluationFamily):
     Params = LinkabilityParams
     fields = WP29_FIELDS
     headline = "privacy_risk"
+
+    @classmethod
+    def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
+        """Two halves of three columns each, linked by the nearest row and by the five nearest."""
+        halves = [list(columns[:3]), list(columns[3:6])]
+        return CheckExamples([{"aux_cols": halves, "n_attacks": 100}, {"aux_cols": halves, "n_neighbors": 5, "n_attacks": 100}])
 
     @classmethod
     def report_section(cls, scores):
@@ -82,7 +88,7 @@ class Linkability(EvaluationFamily):
             for name, n in (("the original", n_main), ("the control", n_control))
             if n < p.n_attacks
         ]
-        return Evaluation({"n_neighbors": p.n_neighbors, **wp29_measures(counts, p.confidence_level, warnings)})
+        return Evaluation(wp29_measures(counts, p.confidence_level, warnings))
 
     def _links(self, table, orders: list[ShuffledTable], rows: np.ndarray) -> np.ndarray:
         targets = table.rows(np.sort(rows))

@@ -19,7 +19,7 @@ from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import whole
-from alc_dask.families.base import Evaluation, EvaluationFamily
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily
 from alc_dask.families.wp29.common import WP29_FIELDS, ChosenColumns, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.families.wp29.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches
 from alc_dask.measure import AttackCounts, singling_out_probability
@@ -53,6 +53,10 @@ class SinglingOut(EvaluationFamily):
     Params = SinglingOutParams
     fields = WP29_FIELDS
     headline = "privacy_risk"
+
+    @classmethod
+    def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
+        return CheckExamples([{"mode": "univariate", "n_attacks": 50}, {"mode": "multivariate", "n_cols": 3, "n_attacks": 50}])
 
     @classmethod
     def report_section(cls, scores):
@@ -99,7 +103,7 @@ class SinglingOut(EvaluationFamily):
             warnings.append(
                 f"only {len(predicates)} of the {p.n_attacks} predicates asked for could be made{tried}; the risk is scored on those and may be underestimated"
             )
-        return Evaluation({"mode": p.mode, "n_cols": p.n_cols if p.mode == "multivariate" else 1, **wp29_measures(counts, p.confidence_level, warnings)})
+        return Evaluation(wp29_measures(counts, p.confidence_level, warnings))
 
     def _columns(self, anonymized) -> tuple[str, ...]:
         return tuple(self.params.columns) if self.params.columns else anonymized.columns

@@ -1,0 +1,24 @@
+"""Checking an evaluation family against its contract, for alc_dask's own families and for plugins::
+
+    from alc_dask.testing import check_family
+
+    if __name__ == "__main__":
+        print(check_family("exact_copies"))
+
+``check_family`` raises a ``ContractError`` (an ``AssertionError``) naming the part of the contract a
+family breaks; the entries it runs are the family's ``check_examples``.
+"""
+
+from alc_dask.plugins import lazy_exports
+
+_EXPORTS = {
+    "FamilyCheck": "alc_dask.testing.check",
+    "check_family": "alc_dask.testing.check",
+    "ContractError": "alc_dask.testing.contract",
+    "GROUPED": "alc_dask.testing.demo",
+    "demo_columns": "alc_dask.testing.demo",
+}
+
+__all__ = list(_EXPORTS)
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)

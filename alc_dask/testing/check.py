@@ -1,0 +1,132 @@
+"""``check_family``: a registered family run through its whole contract, as scikit-learn's
+``check_estimator`` runs an estimator through its.
+
+On a small demo release whose truth is known (``demo``), with the job entries the family gives
+(``check_examples``): its declarations; its plan (stable ids and seeds); each evaluation in this
+process (measures of the declared fields and types, a known risk label); the job on a local Dask
+cluster of one worker process and of two (the same scores, and those of this process); resuming;
+two nightly audits; the release copying the original against a fresh sample; the report section.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from alc_dask.engine import connect
+from alc_dask.testing.contract import check_declarations, examples_of, expect, registered
+from alc_dask.testing.demo import demo_columns, family_entries, write_demo, write_job
+from alc_dask.testing.leak import check_copy_worse_than_fresh
+from alc_dask.testing.outputs import check_audits, check_report
+from alc_dask.testing.planning import evaluated_here, planned
+from alc_dask.testing.runs import check_local_scores, check_resume, check_same_scores, run_checked
+
+RELEASES = ("checked", "copy", "fresh")
+
+
+@dataclass(frozen=True)
+class FamilyCheck:
+    """What a passed check ran: how many evaluations, each step's seconds, and the scores of the
+    run on two workers (indexed by scenario id)."""
+
+    family: str
+    scenarios: int
+    seconds: dict[str, float]
+    scores: pd.DataFrame = field(repr=False)
+
+    def __str__(self) -> str:
+        steps = ", ".join(f"{step} {seconds:.1f}" for step, seconds in self.seconds.items())
+        return f"{self.family}: {self.scenarios} evaluations checked in {sum(self.seconds.values()):.1f} s ({steps})"
+
+
+def check_family(name: str, folder: str | os.PathLike | None = None, *, seed: int = 0) -> FamilyCheck:
+    """Run the family registered as ``name`` through its contract; an ``AssertionError`` (a
+    ``ContractError``) names the part of the contract it breaks. ``folder`` keeps the releases, jobs
+    and results (default: a temporary folder, removed). Start it from a script's
+    ``if __name__ == "__main__":`` block: the cluster's worker processes import the main module."""
+    if folder is not None:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        return _check(name, Path(folder), seed)
+    with tempfile.TemporaryDirectory(prefix=f"check-{name}-") as scratch:
+        return _check(name, Path(scratch), seed)
+
+
+def _check(name: str, folder: Path, seed: int) -> FamilyCheck:
+    steps = Steps()
+    with steps("declarations"):
+        cls = registered(name)
+        check_declarations(cls)
+        examples = examples_of(cls, demo_columns())
+    with steps("plan"):
+        demo = write_demo(folder, examples.release)
+        entries = family_entries(name, examples.entries)
+        jobs = {which: write_job(folder, f"{name}-{which}", getattr(demo, which), entries, examples.job_settings, seed) for which in RELEASES}
+        scenarios, release = planned(cls, jobs["checked"])
+    with steps("evaluate here"):
+        local = evaluated_here(cls, scenarios, release)
+    with parts_per_scenario():
+        with steps("1 worker"), cluster(name, 1) as client:
+            one = run_checked(cls, jobs["checked"], client, folder / "one-worker")
+        with ExitStack() as running:
+            with steps("2 workers"):
+                client = running.enter_context(cluster(name, 2))
+                two = run_checked(cls, jobs["checked"], client, folder / "two-workers")
+                check_same_scores(cls, one, two, "one worker and two")
+                check_local_scores(cls, local, two)
+            with steps("resume"):
+                check_resume(cls, jobs["checked"], client, folder / "two-workers", two)
+            with steps("audit"):
+                check_audits(cls, jobs["checked"], client.scheduler.address, 2, folder / "audits", two)
+            if examples.compares_releases:
+                with steps("copy against fresh"):
+                    copy, fresh = (run_checked(cls, jobs[which], client, folder / which) for which in ("copy", "fresh"))
+                    check_copy_worse_than_fresh(cls, copy, fresh)
+    with steps("report"):
+        check_report(cls, two, folder / "report")
+    return FamilyCheck(name, len(scenarios), steps.seconds, two)
+
+
+@contextmanager
+def cluster(name: str, workers: int) -> Iterator:
+    """A client of a new local cluster of ``workers`` single-threaded worker processes."""
+    with connect(workers=workers) as client:
+        running = len(client.scheduler_info()["workers"])
+        expect(running == workers, name, "cluster", f"asked for {workers} worker processes, {running} started")
+        yield client
+
+
+@contextmanager
+def parts_per_scenario() -> Iterator[None]:
+    """Results written a part per evaluation (``ALC_DASK_PART_SCENARIOS``), so that losing one part
+    loses some evaluations, not all; the setting is restored after."""
+    before = os.environ.get("ALC_DASK_PART_SCENARIOS")
+    os.environ["ALC_DASK_PART_SCENARIOS"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["ALC_DASK_PART_SCENARIOS"]
+        else:
+            os.environ["ALC_DASK_PART_SCENARIOS"] = before
+
+
+class Steps:
+    """Seconds per step of a check."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, step: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[step] = self.seconds.get(step, 0.0) + time.perf_counter() - start

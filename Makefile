@@ -24,6 +24,7 @@ test: $(BIN)/.installed
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
 	$(BIN)/python -m pytest -m timing
+	$(BIN)/python -m pytest -m long
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_best_prc.py $(BENCH_ARGS)

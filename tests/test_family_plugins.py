@@ -1,7 +1,9 @@
-"""Families and attacks from outside alc_dask, on real scheduler and worker processes: a package
-installed with entry points, and an attack registered with ``register_attack`` in the client."""
+"""Families and attacks from outside alc_dask, on real scheduler and worker processes: packages
+installed with entry points (the plugin family example, and a toy attack), and an attack registered
+with ``register_attack`` in the client."""
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -14,20 +16,35 @@ from test_cli_engine import Cluster, alc_dask
 
 from alc_dask.apps.synthetic import make_demo_release
 
-TOY = Path(__file__).with_name("toy_family")
+ROOT = Path(__file__).resolve().parents[1]
+PLUGIN_FAMILY = ROOT / "examples" / "plugin-family"
+TOY_ATTACK = Path(__file__).with_name("toy_family")
 
 
-@pytest.fixture(scope="module")
-def toy_installed(tmp_path_factory) -> Path:
-    """The toy package installed (pip, with its entry points) into a folder put on the path of every process."""
-    target = tmp_path_factory.mktemp("site")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(TOY)], check=True)
+def install(target: Path, *packages: Path) -> Path:
+    """``packages`` installed with pip (their entry points too) into ``target``, a folder to put on
+    the path of every process; each is built from a copy, so that no build files are left beside its source."""
+    sources = target.with_name(f"{target.name}-sources")
+    copies = [shutil.copytree(package, sources / package.name, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")) for package in packages]
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), *map(str, copies)], check=True
+    )
     return target
 
 
+def on_path(folder: Path) -> str:
+    """PYTHONPATH with ``folder`` first."""
+    return os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
+
+
+@pytest.fixture(scope="module")
+def plugins_installed(tmp_path_factory) -> Path:
+    return install(tmp_path_factory.mktemp("site"), PLUGIN_FAMILY, TOY_ATTACK)
+
+
 @pytest.fixture
-def cluster_with_toy(toy_installed, tmp_path, monkeypatch):
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(toy_installed), os.environ.get("PYTHONPATH")])))
+def cluster_with_plugins(plugins_installed, tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", on_path(plugins_installed))
     running = Cluster(tmp_path, workers=2)
     yield running
     running.stop()
@@ -40,7 +57,7 @@ def write_release(folder: Path) -> None:
     tables["original"].iloc[600:].to_parquet(folder / "control.parquet")
 
 
-def test_an_installed_family_and_attack_run_on_a_cluster_with_summary_and_audit(cluster_with_toy, tmp_path):
+def test_an_installed_family_and_attack_run_on_a_cluster_with_summary_and_audit(cluster_with_plugins, tmp_path):
     write_release(tmp_path)
     job = {
         "name": "toy",
@@ -58,7 +75,7 @@ def test_an_installed_family_and_attack_run_on_a_cluster_with_summary_and_audit(
     assert plan.returncode == 0, plan.stderr
     assert [line.split("\t")[1] for line in plan.stdout.splitlines()] == ["exact_copies", "alc", "singling_out"]
 
-    run = alc_dask("run", tmp_path / "job.yaml", "--scheduler", cluster_with_toy.file, "--workers", "2")
+    run = alc_dask("run", tmp_path / "job.yaml", "--scheduler", cluster_with_plugins.file, "--workers", "2")
     assert run.returncode == 0, run.stderr
     scores = pd.read_parquet(tmp_path / "out" / "scores").set_index("family")
     assert (scores["status"] == "ok").all() and scores["worker"].str.startswith("tcp://127.0.0.1:").all()
@@ -67,9 +84,9 @@ def test_an_installed_family_and_attack_run_on_a_cluster_with_summary_and_audit(
 
     summary = alc_dask("summarize", tmp_path / "out")
     assert summary.returncode == 0, summary.stderr
-    assert "== exact_copies ==" in summary.stdout and "Evaluations by copy_share" in summary.stdout
+    assert "== Exact copies ==" in summary.stdout and "Exact copies by risk:" in summary.stdout
 
-    audit = alc_dask("audit", tmp_path / "job.yaml", "--scheduler", cluster_with_toy.file)
+    audit = alc_dask("audit", tmp_path / "job.yaml", "--scheduler", cluster_with_plugins.file)
     assert audit.returncode != 0 and "FLAGGED" in audit.stdout and "exact_copies" in audit.stdout
 
 

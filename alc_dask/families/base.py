@@ -76,7 +76,8 @@ class EvaluationFamily:
     Subclasses set ``name`` (what a job's ``family:`` says), ``Params`` (a ``FamilyParams``
     model), ``fields`` (the pyarrow fields of the measures they write) and ``headline`` (the field
     summaries rank by and audits compare: higher means more exposed), and implement ``check``,
-    ``evaluate`` and ``label``. A ``risk`` field (a label of ``alc_dask.measure.LABELS``) is in
+    ``evaluate``, ``labels`` and ``check_examples`` (the entries ``alc_dask.testing.check_family``
+    checks the contract with). A ``risk`` field (a label of ``alc_dask.measure.LABELS``) is in
     every family's measures, so reports and audits speak one language across families.
     """
 

@@ -4,12 +4,13 @@
 On a small demo release whose truth is known (``demo``), with the job entries the family gives
 (``check_examples``): its declarations; its plan (stable ids and seeds); each evaluation in this
 process (measures of the declared fields and types, a known risk label); the job on a local Dask
-cluster of one worker process and of two (the same scores, and those of this process); resuming;
+cluster of one worker process, then of two (the same scores, and those of this process); resuming;
 two nightly audits; the release copying the original against a fresh sample; the report section.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 import time
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from alc_dask.engine import connect
+from alc_dask.engine.cluster import WORKERS_TIMEOUT
 from alc_dask.testing.contract import check_declarations, examples_of, expect, registered
 from alc_dask.testing.demo import demo_columns, family_entries, write_demo, write_job
 from alc_dask.testing.leak import check_copy_worse_than_fresh
@@ -71,35 +72,53 @@ def _check(name: str, folder: Path, seed: int) -> FamilyCheck:
         scenarios, release = planned(cls, jobs["checked"])
     with steps("evaluate here"):
         local = evaluated_here(cls, scenarios, release)
-    with parts_per_scenario():
-        with steps("1 worker"), cluster(name, 1) as client:
+    with parts_per_scenario(), ExitStack() as running:
+        with steps("1 worker"):
+            cluster, client = running.enter_context(local_cluster())
             one = run_checked(cls, jobs["checked"], client, folder / "one-worker")
-        with ExitStack() as running:
-            with steps("2 workers"):
-                client = running.enter_context(cluster(name, 2))
-                two = run_checked(cls, jobs["checked"], client, folder / "two-workers")
-                check_same_scores(cls, one, two, "one worker and two")
-                check_local_scores(cls, local, two)
-            with steps("resume"):
-                check_resume(cls, jobs["checked"], client, folder / "two-workers", two)
-            with steps("audit"):
-                check_audits(cls, jobs["checked"], client.scheduler.address, 2, folder / "audits", two)
-            if examples.compares_releases:
-                with steps("copy against fresh"):
-                    copy, fresh = (run_checked(cls, jobs[which], client, folder / which) for which in ("copy", "fresh"))
-                    check_copy_worse_than_fresh(cls, copy, fresh)
+        with steps("2 workers"):
+            scale(name, cluster, client, 2)
+            two = run_checked(cls, jobs["checked"], client, folder / "two-workers")
+            check_same_scores(cls, one, two, "one worker and two")
+            check_local_scores(cls, local, two)
+        with steps("resume"):
+            check_resume(cls, jobs["checked"], client, folder / "two-workers", two)
+        with steps("audit"):
+            check_audits(cls, jobs["checked"], client.scheduler.address, 2, folder / "audits", two)
+        if examples.compares_releases:
+            with steps("copy against fresh"):
+                copy, fresh = (run_checked(cls, jobs[which], client, folder / which) for which in ("copy", "fresh"))
+                check_copy_worse_than_fresh(cls, copy, fresh)
     with steps("report"):
         check_report(cls, two, folder / "report")
     return FamilyCheck(name, len(scenarios), steps.seconds, two)
 
 
 @contextmanager
-def cluster(name: str, workers: int) -> Iterator:
-    """A client of a new local cluster of ``workers`` single-threaded worker processes."""
-    with connect(workers=workers) as client:
-        running = len(client.scheduler_info()["workers"])
-        expect(running == workers, name, "cluster", f"asked for {workers} worker processes, {running} started")
-        yield client
+def local_cluster() -> Iterator:
+    """A local Dask cluster of one single-threaded worker process, and its client."""
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server on a free port, never a taken 8787
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        yield cluster, client
+
+
+def scale(name: str, cluster, client, workers: int) -> None:
+    """``cluster`` grown to ``workers`` worker processes."""
+    cluster.scale(workers)
+    client.wait_for_workers(workers, timeout=WORKERS_TIMEOUT)
+    running = len(client.scheduler_info()["workers"])
+    expect(running == workers, name, "cluster", f"asked for {workers} worker processes, {running} are running")
 
 
 @contextmanager

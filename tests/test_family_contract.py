@@ -1,0 +1,202 @@
+"""Every registered family keeps the family contract (``alc_dask.testing.check_family``), as
+scikit-learn's ``parametrize_with_checks`` runs every estimator through its checks; so does the
+plugin example, installed as a user installs it; and the check names the part of the contract a
+family breaks."""
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from test_family_plugins import PLUGIN_FAMILY, install, on_path
+
+from alc_dask.families import EvaluationFamily, FamilyParams, family_names, get_family
+from alc_dask.testing import ContractError, check_family, demo_columns
+from alc_dask.testing.contract import check_declarations, examples_of, registered
+from alc_dask.testing.demo import family_entries, write_demo, write_job
+from alc_dask.testing.leak import check_copy_worse_than_fresh
+from alc_dask.testing.planning import check_measures, evaluated_here, planned
+from alc_dask.testing.values import same
+
+LONG = {"alc", "identification", "relative_threat"}
+"""Families whose check takes over ~10 s on two shared cores (a model per baseline, scaling-law
+fits, Gibbs chains): they run with ``-m long``."""
+
+
+def registered_families() -> list:
+    return [pytest.param(name, marks=pytest.mark.long) if name in LONG else name for name in family_names()]
+
+
+@pytest.mark.parametrize("name", registered_families())
+def test_every_registered_family_keeps_the_contract(name, tmp_path):
+    check = check_family(name, tmp_path)
+    assert check.scenarios >= 1 and set(check.scores["family"]) == {name}
+    assert {"plan", "1 worker", "2 workers", "resume", "audit", "report"} <= set(check.seconds)
+
+
+@pytest.mark.parametrize("name", family_names())
+def test_every_family_writes_only_measures_it_declares_of_their_types(name, tmp_path):
+    """The part of the check that needs no cluster, for every family in the default run (the long ones included)."""
+    cls = get_family(name)
+    examples = examples_of(cls, demo_columns())
+    demo = write_demo(tmp_path, examples.release)
+    job = write_job(tmp_path, name, demo.checked, family_entries(name, examples.entries), examples.job_settings, seed=0)
+    scenarios, release = planned(cls, job)
+    assert len(evaluated_here(cls, scenarios, release)) == sum(not s.skipped for s in scenarios) >= 1
+
+
+class Declared(EvaluationFamily):
+    """A family whose declarations keep the contract."""
+
+    name = "declared"
+    Params = FamilyParams
+    fields = (pa.field("score", pa.float64()), pa.field("risk", pa.string()))
+    headline = "score"
+
+
+@pytest.mark.parametrize(
+    ("attributes", "message"),
+    [
+        ({"fields": (pa.field("score", pa.float64()),)}, "family 'declared', fields: a `risk` field of type string"),
+        ({"headline": "scroe"}, "family 'declared', headline: headline 'scroe' is not one of the fields ['score', 'risk']"),
+        ({"fields": (pa.field("score", pa.string()), pa.field("risk", pa.string()))}, "headline: headline 'score' must be a number"),
+        ({"fields": (pa.field("risk", pa.string()), pa.field("risk", pa.string()))}, "fields: fields names ['risk'] more than once"),
+        ({"run_dependent": frozenset({"score"})}, "run_dependent: the headline and the risk label must not depend on where a run ran"),
+        ({"Params": dict}, "Params: Params must be a subclass of alc_dask.families.FamilyParams"),
+    ],
+)
+def test_declarations_breaking_the_contract_are_named(attributes, message):
+    check_declarations(Declared)
+    with pytest.raises(ContractError, match=re.escape(message)):
+        check_declarations(type("Broken", (Declared,), attributes))
+
+
+def test_a_family_without_check_examples_is_told_what_to_write():
+    with pytest.raises(ContractError) as error:
+        examples_of(Declared, demo_columns())
+    assert str(error.value).startswith(
+        "family 'declared', check_examples: Declared.check_examples(columns) is not written: return alc_dask.families.CheckExamples(entries=[...])"
+    )
+    assert "age, sex, region" in str(error.value)
+
+
+def test_measures_undeclared_of_another_type_or_without_a_known_label_are_named():
+    check_measures(Declared, "s-1", {"score": 0.5, "risk": "safe"})
+    for row, message in [
+        ({"score": 0.5, "risk": "safe", "extra": 1}, "measures: scenario s-1 wrote ['extra'], which are not among the family's fields"),
+        ({"score": "high", "risk": "safe"}, "measures: scenario s-1: score = 'high' is not double as declared"),
+        ({"score": 0.5, "risk": "risky"}, "risk: scenario s-1: risk is 'risky', not one of no loss, safe, at risk, serious"),
+    ]:
+        with pytest.raises(ContractError, match=re.escape(message)):
+            check_measures(Declared, "s-1", row)
+
+
+def scores(headlines: list[float], risks: list[str]) -> pd.DataFrame:
+    return pd.DataFrame({"status": "ok", "score": headlines, "risk": risks}, index=["a", "b"])
+
+
+def test_a_copy_scored_no_worse_than_a_fresh_sample_or_labelled_harmless_breaks_the_first_rule():
+    check_copy_worse_than_fresh(Declared, scores([0.9, 0.6], ["serious", "at risk"]), scores([0.1, -0.2], ["safe", "no loss"]))
+    with pytest.raises(
+        ContractError, match=re.escape("must score higher on 'score' than a fresh sample of the same population: ['b: copy 0.1, fresh sample 0.1']")
+    ):
+        check_copy_worse_than_fresh(Declared, scores([0.9, 0.1], ["serious", "safe"]), scores([0.1, 0.1], ["safe", "safe"]))
+    with pytest.raises(ContractError, match=re.escape("a release copying the original was labelled harmless: {'b': 'safe'}")):
+        check_copy_worse_than_fresh(Declared, scores([0.9, 0.4], ["serious", "safe"]), scores([0.1, 0.0], ["safe", "no loss"]))
+
+
+def test_an_unregistered_name_is_refused_naming_the_known_families():
+    with pytest.raises(
+        ContractError, match=re.escape("family 'exact_copy', registration: no entry point of the group alc_dask.families is named 'exact_copy'")
+    ):
+        registered("exact_copy")
+
+
+def test_values_are_the_same_only_when_missing_on_both_sides_or_equal_element_by_element():
+    assert same(float("nan"), None) and same(pd.NA, np.nan)
+    assert same([1.0, {"a": [2, 3]}], np.array([1.0, {"a": np.array([2, 3])}], dtype=object))
+    assert not same(0.1 + 0.2, 0.3) and not same([1, 2], [1, 2, 3]) and not same(None, 0.0)
+
+
+BLIND = '''
+"""A family that finds every release safe: it breaks the first rule."""
+
+import pyarrow as pa
+
+from alc_dask.families import CheckExamples, Evaluation, EvaluationFamily, FamilyParams
+
+
+class Blind(EvaluationFamily):
+    name = "blind"
+    Params = FamilyParams
+    fields = (pa.field("blind_score", pa.float64()), pa.field("risk", pa.string()))
+    headline = "blind_score"
+
+    @classmethod
+    def check_examples(cls, columns):
+        return CheckExamples([{}])
+
+    def evaluate(self, release, seed):
+        return Evaluation({"blind_score": 0.0, "risk": "no loss"})
+'''
+
+BLIND_PROJECT = """
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "blind-family"
+version = "0.1.0"
+
+[project.entry-points."alc_dask.families"]
+blind = "blind_family:Blind"
+
+[tool.setuptools]
+py-modules = ["blind_family"]
+"""
+
+CHECK = """
+import sys
+
+from alc_dask.testing import check_family
+
+if __name__ == "__main__":
+    print(check_family(sys.argv[1], sys.argv[2]))
+"""
+
+
+@pytest.fixture(scope="module")
+def plugins_site(tmp_path_factory) -> Path:
+    """The plugin example and the blind family, installed with pip as users install packages."""
+    blind = tmp_path_factory.mktemp("blind-family")
+    (blind / "blind_family.py").write_text(textwrap.dedent(BLIND).lstrip())
+    (blind / "pyproject.toml").write_text(BLIND_PROJECT.lstrip())
+    return install(tmp_path_factory.mktemp("site"), PLUGIN_FAMILY, blind)
+
+
+@pytest.mark.long
+def test_the_plugin_example_installed_passes_its_own_tests_and_the_contract(plugins_site, tmp_path):
+    environment = {**os.environ, "PYTHONPATH": on_path(plugins_site)}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(PLUGIN_FAMILY / "tests")]
+    run = subprocess.run(command, cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "3 passed" in run.stdout
+
+
+@pytest.mark.long
+def test_a_family_finding_every_release_safe_fails_the_check_on_the_first_rule(plugins_site, tmp_path):
+    (tmp_path / "check.py").write_text(CHECK)
+    environment = {**os.environ, "PYTHONPATH": on_path(plugins_site)}
+    run = subprocess.run([sys.executable, "check.py", "blind", "out"], cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=600)
+    assert run.returncode != 0
+    assert (
+        "ContractError: family 'blind', copy against fresh sample: a release copying the original must score higher on 'blind_score' "
+        "than a fresh sample of the same population"
+    ) in run.stderr

@@ -111,6 +111,20 @@ def test_a_copy_scored_no_worse_than_a_fresh_sample_or_labelled_harmless_breaks_
         check_copy_worse_than_fresh(Declared, scores([0.9, 0.4], ["serious", "safe"]), scores([0.1, 0.0], ["safe", "no loss"]))
 
 
+def test_entries_that_do_not_plan_on_the_demo_release_are_named(tmp_path):
+    demo = write_demo(tmp_path, "tables")
+    job = write_job(tmp_path, "typo", demo.checked, [{"family": "linkability", "aux_cols": [["agee"], ["sex"]]}], {}, seed=0)
+    with pytest.raises(ContractError, match=re.escape("family 'linkability', check_examples: the entries do not plan on the demo release:")) as error:
+        planned(get_family("linkability"), job)
+    assert "aux_cols[0]: 'agee' is not a column of the release" in str(error.value)
+
+
+def test_a_check_refuses_a_folder_holding_files(tmp_path):
+    (tmp_path / "results").mkdir()
+    with pytest.raises(ValueError, match="not empty; check_family writes its releases and results in a folder of its own"):
+        check_family("singling_out", tmp_path)
+
+
 def test_an_unregistered_name_is_refused_naming_the_known_families():
     with pytest.raises(
         ContractError, match=re.escape("family 'exact_copy', registration: no entry point of the group alc_dask.families is named 'exact_copy'")

@@ -49,12 +49,15 @@ class FamilyCheck:
 
 def check_family(name: str, folder: str | os.PathLike | None = None, *, seed: int = 0) -> FamilyCheck:
     """Run the family registered as ``name`` through its contract; an ``AssertionError`` (a
-    ``ContractError``) names the part of the contract it breaks. ``folder`` keeps the releases, jobs
-    and results (default: a temporary folder, removed). Start it from a script's
+    ``ContractError``) names the part of the contract it breaks. ``folder`` (new or empty) keeps the
+    releases, jobs and results (default: a temporary folder, removed). Start it from a script's
     ``if __name__ == "__main__":`` block: the cluster's worker processes import the main module."""
     if folder is not None:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        return _check(name, Path(folder), seed)
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        if any(folder.iterdir()):
+            raise ValueError(f"{folder}: not empty; check_family writes its releases and results in a folder of its own (results there would be resumed)")
+        return _check(name, folder, seed)
     with tempfile.TemporaryDirectory(prefix=f"check-{name}-") as scratch:
         return _check(name, Path(scratch), seed)
 

@@ -10,6 +10,7 @@ import pyarrow as pa
 import yaml
 
 from alc_dask.engine import prepare_release
+from alc_dask.errors import JobSpecError
 from alc_dask.families import Evaluation, EvaluationFamily
 from alc_dask.jobs import Scenario, expand, load_job, scenario_seed
 from alc_dask.measure import LABELS
@@ -20,9 +21,12 @@ from alc_dask.testing.contract import ContractError, expect
 def planned(cls: type[EvaluationFamily], job: Path) -> tuple[list[Scenario], object]:
     """The job's scenarios and release, once the plan is found stable."""
     name = cls.name
-    spec = load_job(job)
-    release = prepare_release(spec)
-    scenarios = expand(spec, release, str(job))
+    try:
+        spec = load_job(job)
+        release = prepare_release(spec)
+        scenarios = expand(spec, release, str(job))
+    except JobSpecError as error:
+        raise ContractError(name, "check_examples", f"the entries do not plan on the demo release: {error}") from None
     again = expand(load_job(job), release, str(job))
     expect(_plan(scenarios) == _plan(again), name, "plan", f"planning the job twice gave other scenarios: {_plan(scenarios)} then {_plan(again)}")
     others = sorted({s.family.name for s in scenarios} - {name})

@@ -24,9 +24,9 @@ from alc_dask.testing.leak import check_copy_worse_than_fresh
 from alc_dask.testing.planning import check_measures, evaluated_here, planned
 from alc_dask.testing.values import same
 
-LONG = {"alc", "identification", "relative_threat"}
-"""Families whose check takes over ~10 s on two shared cores (a model per baseline, scaling-law
-fits, Gibbs chains): they run with ``-m long``."""
+LONG = {"identification", "relative_threat"}
+"""Families whose check took ~10 s on two busy cores (scaling-law fits, Gibbs chains; 3-7 s on idle
+ones): they run with ``-m long``, and their evaluations in the default run (below)."""
 
 
 def registered_families() -> list:

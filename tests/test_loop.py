@@ -195,7 +195,7 @@ class GuessesTheRarest:
 @pytest.mark.parametrize("baseline", ["prior", "ml"])
 def test_the_baseline_is_never_weaker_than_guessing_the_most_common_value(baseline):
     from alc_dask.attacks.registry import _REGISTERED, register_attack
-    from alc_dask.families.alc.loop.scenario_run import FLOOR_MODEL
+    from alc_dask.families.alc.loop.summary import FLOOR_MODEL
     from alc_dask.measure import MeasureSettings
 
     if "guesses_the_rarest" not in _REGISTERED:

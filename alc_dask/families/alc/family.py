@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from alc_dask.attacks.base import AttackKind, AttributeTask
 from alc_dask.attacks.registry import build_attack
 from alc_dask.baseline import BaselineSettings
 from alc_dask.baseline.sources import BaselineMode
@@ -31,7 +32,7 @@ DEFAULT_SWAP_FRACTION = inspect.signature(ScenarioRun).parameters["swap_fraction
 
 
 class AttackSpec(BaseModel):
-    """A registered attack and its constructor's parameters, checked by building it (cheap)."""
+    """A registered attribute-inference attack and its constructor's parameters, checked by building it (cheap)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -41,10 +42,13 @@ class AttackSpec(BaseModel):
     @model_validator(mode="after")
     def _buildable(self):
         try:
-            build_attack(self.name, **self.params)
+            self.build()
         except SettingError as error:
             raise field_error(error) from None
         return self
+
+    def build(self):
+        return build_attack(self.name, AttackKind.ATTRIBUTE, **self.params)
 
 
 class AlcSettings(FamilyParams):
@@ -165,11 +169,9 @@ class AlcFamily(EvaluationFamily):
         self.check_attack(release)
 
     def check_attack(self, release) -> None:
-        """The attack's own check of the scenario, for an attack that has one (``check``, see ``attacks.registry``)."""
+        """The attack's own check of the scenario (``Attack.check``)."""
         p = self.params
-        check = getattr(build_attack(p.attack.name, **p.attack.params), "check", None)
-        if check is not None:
-            check(release, p.secret, p.known, to_settings(p.tolerance, Tolerance) if p.tolerance else None)
+        p.attack.build().check(release, AttributeTask(p.secret, p.known, to_settings(p.tolerance, Tolerance) if p.tolerance else None))
 
     def evaluate(self, release, seed: int) -> Evaluation:
         p = self.params

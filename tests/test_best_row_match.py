@@ -9,9 +9,9 @@ import pytest
 
 from alc_dask import Release
 from alc_dask.attacks import ABSTAINED
+from alc_dask.attacks.base import AttributeTask
 from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import partition
-from alc_dask.attacks.base import AttributeTask
 from alc_dask.families.alc.best_row_match import BestRowMatch
 from alc_dask.families.alc.loop.attacker import Attacker
 

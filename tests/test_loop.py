@@ -6,9 +6,9 @@ import pytest
 
 from alc_dask import Release
 from alc_dask.apps.synthetic import make_population
+from alc_dask.attacks.base import AttributeAttack, AttributeTask, Predictions
 from alc_dask.baseline import BaselineSettings
 from alc_dask.data import ScenarioError
-from alc_dask.attacks.base import AttributeAttack, AttributeTask, Predictions
 from alc_dask.families.alc.best_row_match import BestRowMatch
 from alc_dask.families.alc.loop import AttackLoop, run_attack
 from alc_dask.families.alc.loop.attacker import Attacker

@@ -8,11 +8,11 @@ import yaml
 
 from alc_dask.anonymize import swap_frame
 from alc_dask.apps.synthetic import make_population
-from alc_dask.data import Release, ReleaseError, ScenarioError
-from alc_dask.engine import prepare_release
 from alc_dask.attacks import registry
 from alc_dask.attacks.base import MembershipAttack
 from alc_dask.attacks.prepared import PREPARED
+from alc_dask.data import Release, ReleaseError, ScenarioError
+from alc_dask.engine import prepare_release
 from alc_dask.families.membership.family import Membership
 from alc_dask.jobs import JobSpecError, expand, load_job
 from alc_dask.measure import Roc, Skew
@@ -143,7 +143,10 @@ def test_scores_with_nan_fail_the_evaluation_naming_them(copied, monkeypatch):
 
 
 def test_an_attack_of_another_kind_is_refused_naming_the_membership_attacks(monkeypatch):
-    with pytest.raises(ValueError, match="attack: attack 'best_row_match' is for attribute inference, not membership; known membership attacks: closest_distance, distance_ratio"):
+    with pytest.raises(
+        ValueError,
+        match="attack: attack 'best_row_match' is for attribute inference, not membership; known membership attacks: closest_distance, distance_ratio",
+    ):
         Membership(attack="best_row_match")
     with pytest.raises(ValueError, match=r"attack_params.k: must be a parameter of attack 'distance_ratio', one of: \(none\); got 3"):
         Membership(attack_params={"k": 3})

@@ -142,7 +142,7 @@ def test_scores_with_nan_fail_the_evaluation_naming_them(copied, monkeypatch):
         Membership(attack="broken").evaluate(copied, seed=0)
 
 
-def test_an_attack_of_another_kind_is_refused_naming_the_membership_attacks(monkeypatch):
+def test_an_attack_of_another_kind_is_refused_naming_the_membership_attacks():
     with pytest.raises(
         ValueError,
         match="attack: attack 'best_row_match' is for attribute inference, not membership; known membership attacks: closest_distance, distance_ratio",

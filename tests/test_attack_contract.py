@@ -43,6 +43,7 @@ def small_release(rows: int = 40, seed: int = 0) -> Release:
 def test_a_state_is_prepared_once_per_release_attack_and_task_and_goes_with_its_release():
     release, attack = small_release(), CountsRows()
     task = AttributeTask("b", ("a",))
+    gc.collect()  # releases earlier tests left behind
     held = PREPARED.releases()
     for rows in (np.arange(5), np.arange(5, 9)):
         assert Attacker(attack, task).predict(release, rows).confidence[0] == 20.0
@@ -52,6 +53,7 @@ def test_a_state_is_prepared_once_per_release_attack_and_task_and_goes_with_its_
     Attacker(attack, AttributeTask("c", ("a",))).predict(release, np.arange(3))  # another task
     Attacker(attack, task).predict(small_release(60), np.arange(3))  # another release
     assert attack.prepared_for == ["b", "c", "b"]
+    gc.collect()
     assert PREPARED.releases() == held + 1  # the second release is gone already
     del release
     gc.collect()

@@ -142,6 +142,11 @@ def test_baseline_settings_reject_bad_values_from_python_too():
         ({"attacks": [{"name": "best_row_match", "params": {"batch_size": 0}}]}, ["attacks[0].params.batch_size", "got 0"]),
         ({"attacks": [{"name": "best_row_match", "params": {"batch_size": "many"}}]}, ["attacks[0].params.batch_size", "got 'many'"]),
         ({"scenarios": [{"secret": "sex", "known": ["age"], "attack": {"name": "nope"}}]}, ["scenarios[0].attack.name", "'nope'"]),
+        (
+            {"scenarios": [{"secret": "sex", "known": ["age"], "attack": {"name": "closest_distance"}}]},
+            ["scenarios[0].attack.name", "one of the attribute inference attacks:", "bayesian_group, best_row_match", "'closest_distance' is for membership"],
+        ),
+        ({"attacks": ["distance_ratio"]}, ["attacks[0].name", "one of the attribute inference attacks", "'distance_ratio' is for membership"]),
     ],
 )
 def test_halting_measure_and_attacks_are_checked_at_load(tmp_path, change, expected):

@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pyarrow as pa
 
-from alc_dask.attacks.registry import build_attack
+from alc_dask.attacks.base import AttributeTask
 from alc_dask.baseline import BaselineSettings
 from alc_dask.data import ColumnKind, ScenarioError
 from alc_dask.families.alc.entries import GENERATORS, AlcJobSettings, ExplicitScenario
@@ -132,11 +132,9 @@ class AlcFamily(EvaluationFamily):
         self.check_attack(release)
 
     def check_attack(self, release) -> None:
-        """The attack's own check of the scenario, for an attack that has one (``check``, see ``attacks.registry``)."""
+        """The attack's own check of the scenario (``Attack.check``)."""
         p = self.params
-        check = getattr(build_attack(p.attack.name, **p.attack.params), "check", None)
-        if check is not None:
-            check(release, p.secret, p.known, to_settings(p.tolerance, Tolerance) if p.tolerance else None)
+        p.attack.build().check(release, AttributeTask(p.secret, p.known, to_settings(p.tolerance, Tolerance) if p.tolerance else None))
 
     def evaluate(self, release, seed: int) -> Evaluation:
         p = self.params

@@ -22,7 +22,14 @@ A, B, C = "a-000000000a", "b-000000000b", "c-000000000c"
 
 
 def scores_row(scenario, status="ok", alc=0.5):
-    return {"scenario_id": scenario, "family": "alc", "status": status, "alc": alc if status == "ok" else None, "base_n": 10, "error": None if status == "ok" else "boom"}
+    return {
+        "scenario_id": scenario,
+        "family": "alc",
+        "status": status,
+        "alc": alc if status == "ok" else None,
+        "base_n": 10,
+        "error": None if status == "ok" else "boom",
+    }
 
 
 def predictions(scenario, n=3):

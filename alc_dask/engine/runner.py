@@ -21,7 +21,7 @@ from alc_dask.engine.progress import Progress, say
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenarios, skipped_outcome
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
 from alc_dask.results import COMPACT_ABOVE, ResultStore
-from alc_dask.results.parts import Damage
+from alc_dask.results.check import Damage
 
 
 def run_job(

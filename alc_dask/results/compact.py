@@ -51,5 +51,7 @@ def _copy(parts: Parts, chunk: pd.Series, present: dict[str, list[str]], predict
             if table.num_rows:
                 scores[family] = table.sort_by("scenario_id")
     with_predictions = [part for part in keep if part in predicted]
-    predictions = read_table(parts.files, [parts.predictions_path(name) for name in with_predictions], PREDICTIONS, None, wanted, keep) if with_predictions else None
+    predictions = (
+        read_table(parts.files, [parts.predictions_path(name) for name in with_predictions], PREDICTIONS, None, wanted, keep) if with_predictions else None
+    )
     parts.write(scores, None if predictions is None else predictions.sort_by("scenario_id"))

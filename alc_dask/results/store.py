@@ -139,7 +139,9 @@ class ResultStore:
             self._buffer = PartBuffer()
             if rejected:
                 reasons = "; ".join(f"{scenario}: {reason}" for scenario, reason in rejected.items())
-                raise ResultsError(f"results not saved to {self.files.url} (they do not fit their family's scores schema; a re-run computes them again): {reasons}")
+                raise ResultsError(
+                    f"results not saved to {self.files.url} (they do not fit their family's scores schema; a re-run computes them again): {reasons}"
+                )
 
     def read_scores(self, family: str | None = None, columns: list[str] | None = None, filters=None) -> pd.DataFrame:
         """One row per scenario of ``family`` (None: every family's, in the union of their columns); see ``ResultReader.scores``."""

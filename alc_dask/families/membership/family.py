@@ -118,7 +118,11 @@ class Membership(EvaluationFamily):
         column("membership_alc", pa.float64(), "at the attacker's skew, the ALC of the attack over the all-member guess"),
         column("risk", pa.string(), "risk label of the membership ALC: no loss, safe, at risk or serious"),
         column("tpr_at_fpr", pa.list_(_AT_FPR), "TPR at each target FPR the non-members resolve, with the FPR reached and the TPR's Wilson interval"),
-        column("precision_at_skews", pa.list_(_AT_SKEW), "per skew of the grid and the attacker's: the best precision, its interval and recall, the ALC, precision at recalls"),
+        column(
+            "precision_at_skews",
+            pa.list_(_AT_SKEW),
+            "per skew of the grid and the attacker's: the best precision, its interval and recall, the ALC, precision at recalls",
+        ),
         column("roc_false_positives", pa.list_(pa.int64()), "the ROC as counts: non-members scored at or above each distinct threshold, highest first"),
         column("roc_true_positives", pa.list_(pa.int64()), "the ROC as counts: members scored at or above each distinct threshold, highest first"),
         column("confidence_level", pa.float64(), "confidence level of the intervals"),

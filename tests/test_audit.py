@@ -136,7 +136,9 @@ def test_earlier_audits_with_a_truncated_part_or_of_the_single_table_layout_are_
     (line,) = [line for line in result.stderr.splitlines() if "2025-01-02T000000Z" in line]
     assert line.startswith(f"{broken}: audit skipped, comparing with an earlier one: ") and f"{part.name}': Parquet magic bytes not found" in line
     (line,) = [line for line in result.stderr.splitlines() if "2025-01-03T000000Z" in line]
-    assert line.startswith(f"{single_table}: audit skipped, comparing with an earlier one: {single_table} holds results of alc_dask 0.6.0 in their single-table layout")
+    assert line.startswith(
+        f"{single_table}: audit skipped, comparing with an earlier one: {single_table} holds results of alc_dask 0.6.0 in their single-table layout"
+    )
     skipped = "skipped, as their results cannot be read: 2025-01-03T000000Z, 2025-01-02T000000Z"
     assert f"compared with the audit of 2025-01-01T000000Z; {skipped}" in result.stdout
 

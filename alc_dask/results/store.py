@@ -62,14 +62,7 @@ class ResultStore:
         block) writes what is buffered and gives the lease up."""
         store = cls(root, **settings)
         files, parts = store.files, store.parts
-        try:
-            files.makedirs(parts.scores)
-            files.makedirs(parts.predictions)
-            probe = files.path(f".write-probe-{os.getpid()}")
-            files.put_bytes(probe, b"")
-            files.remove(probe)
-        except OSError as error:
-            raise ResultsError(f"output directory {files.url} is not writable: {error.strerror or error}") from None
+        _check_writable(files, parts.scores, parts.predictions)
         check_layout(files)
         store._lease = FolderLease(files).acquire(wait)
         try:
@@ -163,6 +156,18 @@ class ResultStore:
             self.flush()
         except Exception as error:  # noqa: BLE001 - the next write tries again, in the runner's thread
             warnings.warn(f"results could not be written to {self.files.url} yet ({error}); trying again with the next result", stacklevel=1)
+
+
+def _check_writable(files: Files, *folders: str) -> None:
+    """Make ``folders`` and write a file beside them: a folder that cannot be written is named before any work."""
+    try:
+        for folder in folders:
+            files.makedirs(folder)
+        probe = files.path(f".write-probe-{os.getpid()}")
+        files.put_bytes(probe, b"")
+        files.remove(probe)
+    except OSError as error:
+        raise ResultsError(f"output directory {files.url} is not writable: {error.strerror or error}") from None
 
 
 def _check_family(family, scenario: str) -> None:

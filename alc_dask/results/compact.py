@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from alc_dask.results.counting import resolve
-from alc_dask.results.parts import Parts, in_write_order
+from alc_dask.results.parts import Parts, every_part
 from alc_dask.results.scan import read_table
 from alc_dask.results.schema import PREDICTIONS
 
@@ -20,7 +20,7 @@ from alc_dask.results.schema import PREDICTIONS
 def compact_parts(parts: Parts, part_scenarios: int, above: int = 0) -> int:
     """Rewrite the parts worth rewriting when there are more than ``above``; return how many were replaced."""
     present = parts.present()
-    names = in_write_order(name for family_names in present.values() for name in family_names)
+    names = every_part(present)
     if len(names) <= above:
         return 0
     rows = parts.rows(present)

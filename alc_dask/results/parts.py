@@ -39,6 +39,11 @@ def in_write_order(names) -> list[str]:
     return sorted(set(names), key=sequence_of)
 
 
+def every_part(present: dict[str, list[str]]) -> list[str]:
+    """The names of the parts of every family of ``present`` (family -> its parts), in write order."""
+    return in_write_order(name for names in present.values() for name in names)
+
+
 class Parts:
     """The ``scores/<family>/`` and ``predictions/`` folders under one root, on any fsspec file system."""
 

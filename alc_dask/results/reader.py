@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 from alc_dask.families import family_names
 from alc_dask.results.counting import DONE, resolve
 from alc_dask.results.manifest import ResultsError, check_layout
-from alc_dask.results.parts import Parts, in_write_order
+from alc_dask.results.parts import Parts, every_part
 from alc_dask.results.scan import read_table
 from alc_dask.results.schema import PREDICTIONS, family_schema, union_schema
 
@@ -39,30 +39,25 @@ class ResultReader:
         (``[("status", "==", "ok")]``) or a ``pyarrow.compute`` expression; like ``columns``, applied by pyarrow."""
         present = self._present()
         selected = present if family is None else {family: present.get(family, [])}
-        schemas = {name: self.parts.schema(name, names) for name, names in selected.items()}
-        if family is None:
-            shown = union_schema(schemas)
-            schema = union_schema({**schemas, **{name: family_schema(name) for name in family_names()}})  # filters may name any family's column
-        else:
-            shown = schema = schemas[family]
+        shown, schema = self._schemas(family, selected)
         wanted = list(columns or shown.names)
         if missing := [name for name in wanted if name not in schema.names]:
             whose = "any family's" if family is None else f"family {family!r}'s"
             raise ResultsError(f"scores of {self.files.url}: no column {', '.join(map(repr, missing))} in {whose} scores (see the README's column lists)")
-        names = in_write_order(name for family_names_ in selected.values() for name in family_names_)
+        names = every_part(selected)
         counting, keep = resolve(self._rows(selected), names)
-        sort = family is None and len(selected) > 1
-        read = wanted if not sort or "scenario_id" in wanted else [*wanted, "scenario_id"]
+        several = len(selected) > 1
+        read = [*wanted, "scenario_id"] if several and "scenario_id" not in wanted else wanted
         tables = [self._read(name, part_names, schema, read, columns, _expression(filters), keep) for name, part_names in selected.items()]
         table = pa.concat_tables(tables) if tables else pa.schema([schema.field(column) for column in read]).empty_table()
-        if sort:
+        if several:
             table = _in_write_order(table, counting, names).select(wanted)
         return table.to_pandas()
 
     def predictions(self, scenario_ids=None) -> pd.DataFrame:
         """Predictions of complete scenarios (predictions without scores are of an interrupted write)."""
         present = self._present()
-        names = in_write_order(name for part_names in present.values() for name in part_names)
+        names = every_part(present)
         counting = resolve(self._rows(present), names)[0]
         if scenario_ids is not None:
             counting = counting[counting.index.isin(list(scenario_ids))]
@@ -71,6 +66,14 @@ class ResultReader:
         predicted = self.parts.prediction_names()
         paths = [self.parts.predictions_path(name) for name in names if name in keep and name in predicted]
         return self._guarded("predictions", lambda: read_table(self.files, paths, PREDICTIONS, None, wanted, keep), None, wanted).to_pandas()
+
+    def _schemas(self, family: str | None, selected: dict[str, list[str]]) -> tuple[pa.Schema, pa.Schema]:
+        """The columns shown when none are asked for, and those that may be asked for or filtered on:
+        a family's own; or, for every family, the union of those present and of every registered family's."""
+        schemas = {name: self.parts.schema(name, names) for name, names in selected.items()}
+        if family is not None:
+            return schemas[family], schemas[family]
+        return union_schema(schemas), union_schema({**schemas, **{name: family_schema(name) for name in family_names()}})
 
     def _present(self) -> dict[str, list[str]]:
         if not self._checked:

@@ -63,11 +63,13 @@ def test_interrupted_writes_never_look_complete(tmp_path):
     store.flush()
     predictions(B).to_parquet(tmp_path / "predictions" / "part-00000002.parquet")  # crash after predictions, before scores
     (tmp_path / "scores" / "alc" / ".part-00000003.parquet.tmp-1").write_bytes(b"half a file")  # crash mid-write
+    (tmp_path / "scores" / "singling_out").mkdir()  # crash mid-write of a family's first part
+    (tmp_path / "scores" / "singling_out" / ".part-00000003.parquet.tmp-1").write_bytes(b"half a file")
     assert set(read_scores(tmp_path)["scenario_id"]) == {A}
     assert set(read_predictions(tmp_path)["scenario_id"]) == {A}
     process_died(store)
     ResultStore.create(tmp_path, MANIFEST).close()  # reopening removes temporaries and predictions without scores
-    assert not list((tmp_path / "scores" / "alc").glob(".*")) and [p.name for p in (tmp_path / "predictions").iterdir()] == ["part-00000001.parquet"]
+    assert not list((tmp_path / "scores").glob("*/.*")) and [p.name for p in (tmp_path / "predictions").iterdir()] == ["part-00000001.parquet"]
 
 
 def test_a_stray_parquet_file_is_ignored_with_a_warning(tmp_path):

@@ -128,10 +128,9 @@ class Parts:
 
     def remove_leftovers(self) -> None:
         """Temporary files, and predictions whose scores files were never written (a write that died)."""
-        present = self.present()
-        for folder in (self.scores, *(f"{self.scores}/{family}" for family in present), self.predictions):
+        for folder in (self.scores, *(f"{self.scores}/{family}" for family in self.files.folders(self.scores)), self.predictions):
             self.files.remove_temporaries(folder)
-        complete = {name for names in present.values() for name in names}
+        complete = set(every_part(self.present()))
         for name in self.prediction_names() - complete:
             self.files.remove(self.predictions_path(name))
 

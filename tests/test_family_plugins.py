@@ -61,9 +61,11 @@ def test_an_installed_family_and_attack_run_on_a_cluster_with_summary_and_audit(
 
     run = alc_dask("run", tmp_path / "job.yaml", "--scheduler", cluster_with_toy.file, "--workers", "2")
     assert run.returncode == 0, run.stderr
-    scores = pd.read_parquet(tmp_path / "out" / "scores").set_index("family")
+    assert sorted(path.name for path in (tmp_path / "out" / "scores").iterdir()) == ["alc", "exact_copies", "singling_out"]
+    copies = pd.read_parquet(tmp_path / "out" / "scores" / "exact_copies")  # the plugin's own table, in the columns it declares
+    assert copies.columns[-2:].tolist() == ["copy_share", "risk"] and copies["copy_share"].tolist() == [1.0] and copies["risk"].tolist() == ["serious"]
+    scores = pd.concat([pd.read_parquet(folder) for folder in (tmp_path / "out" / "scores").iterdir()]).set_index("family")
     assert (scores["status"] == "ok").all() and scores["worker"].str.startswith("tcp://127.0.0.1:").all()
-    assert scores.loc["exact_copies", "copy_share"] == 1.0 and scores.loc["exact_copies", "risk"] == "serious"
     assert scores.loc["alc", "attack"] == "first_row"
     assert scores.loc["membership", "attack"] == "copies_found" and scores.loc["membership", "auc"] == 1.0  # every member copied, no one else
 
@@ -131,7 +133,7 @@ def test_an_attack_registered_in_the_client_runs_on_the_workers(tmp_path):
         script.write_text(textwrap.dedent(CLIENT_SCRIPT))
         run = subprocess.run([sys.executable, str(script), str(tmp_path / "job.yaml"), str(cluster.file)], capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr
-        scores = pd.read_parquet(tmp_path / "out" / "scores")
+        scores = pd.read_parquet(tmp_path / "out" / "scores" / "alc")
         assert (scores["status"] == "ok").all(), scores["error"].tolist()
         assert (scores["attack"] == "client_majority").all() and scores["worker"].str.startswith("tcp://127.0.0.1:").all()
     finally:

@@ -22,7 +22,7 @@ from alc_dask.attacks.base import AttackKind
 from alc_dask.attacks.prepared import prepared_state
 from alc_dask.attacks.registry import build_attack
 from alc_dask.data import Release, ScenarioError
-from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
+from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams, column
 from alc_dask.families.membership.attacks import MembershipRecords, MembershipTask
 from alc_dask.families.wp29.common import ChosenColumns, check_columns
 from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, SettingError, Skew, risk_label
@@ -48,25 +48,29 @@ _AT_SKEW = pa.struct(
 _AT_FPR = pa.struct([(name, pa.float64()) for name in ("fpr_target", "fpr", "tpr", "tpr_low", "tpr_high")])
 
 MEMBERSHIP_FIELDS = (
-    pa.field("attack", pa.string()),
-    pa.field("known", pa.string()),  # JSON list, sorted
-    pa.field("n_members", pa.int64()),
-    pa.field("n_non_members", pa.int64()),
-    pa.field("auc", pa.float64()),
-    pa.field("skew", pa.string()),  # the attacker's situation: the headline's skew
-    pa.field("baseline_precision", pa.float64()),
-    pa.field("best_precision", pa.float64()),
-    pa.field("best_precision_low", pa.float64()),
-    pa.field("best_precision_high", pa.float64()),
-    pa.field("best_recall", pa.float64()),
-    pa.field("above_baseline", pa.bool_()),
-    pa.field("membership_alc", pa.float64()),
-    pa.field("risk", pa.string()),
-    pa.field("tpr_at_fpr", pa.list_(_AT_FPR)),
-    pa.field("precision_at_skews", pa.list_(_AT_SKEW)),  # the grid and the attacker's skew
-    pa.field("roc_false_positives", pa.list_(pa.int64())),
-    pa.field("roc_true_positives", pa.list_(pa.int64())),
-    pa.field("confidence_level", pa.float64()),
+    column("attack", pa.string(), "the membership attack's registered name"),
+    column("known", pa.string(), "the columns the attack searched, as a sorted JSON list"),
+    column("n_members", pa.int64(), "members scored: original records"),
+    column("n_non_members", pa.int64(), "non-members scored: control records"),
+    column("auc", pa.float64(), "area under the attack's ROC"),
+    column("skew", pa.string(), "the attacker's skew, members:non-members among the people looked at (the headline's)"),
+    column("baseline_precision", pa.float64(), "at the attacker's skew, precision of guessing that everyone is a member: M / (M + N)"),
+    column("best_precision", pa.float64(), "at the attacker's skew, the best precision the data supports (highest lower bound)"),
+    column("best_precision_low", pa.float64(), "lower end of the best precision's interval"),
+    column("best_precision_high", pa.float64(), "upper end of the best precision's interval"),
+    column("best_recall", pa.float64(), "recall (share of members found) at the best precision"),
+    column("above_baseline", pa.bool_(), "whether the best precision is above the all-member guess"),
+    column("membership_alc", pa.float64(), "at the attacker's skew, the ALC of the attack over the all-member guess"),
+    column("risk", pa.string(), "risk label of the membership ALC: no loss, safe, at risk or serious"),
+    column("tpr_at_fpr", pa.list_(_AT_FPR), "TPR at each target FPR the non-members resolve, with the FPR reached and the TPR's Wilson interval"),
+    column(
+        "precision_at_skews",
+        pa.list_(_AT_SKEW),
+        "per skew of the grid and the attacker's: the best precision, its interval and recall, the ALC, precision at recalls",
+    ),
+    column("roc_false_positives", pa.list_(pa.int64()), "the ROC as counts: non-members scored at or above each distinct threshold, highest first"),
+    column("roc_true_positives", pa.list_(pa.int64()), "the ROC as counts: members scored at or above each distinct threshold, highest first"),
+    column("confidence_level", pa.float64(), "confidence level of the intervals"),
 )
 
 

@@ -23,7 +23,7 @@ from pydantic import Field, model_validator
 from alc_dask.attacks.base import AttributeTask
 from alc_dask.attacks.prepared import prepared_state
 from alc_dask.data import GroupedTable, ScenarioError
-from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams
+from alc_dask.families.base import Evaluation, EvaluationFamily, FamilyParams, column
 from alc_dask.families.relative_threat.attack import BayesianGroup
 from alc_dask.families.relative_threat.group_posterior import Chain, ChainSettings, FlatModel, Posterior
 from alc_dask.measure import alc, risk_label
@@ -47,42 +47,42 @@ GEWEKE_OUTSIDE_LIMIT = 0.1
 beyond ±1.96 (5% are, by chance, in a chain at its stationary law)."""
 
 RELATIVE_THREAT_FIELDS = (
-    pa.field("scheme", pa.string()),
-    pa.field("sensitive", pa.string()),
-    pa.field("quasi_identifiers", pa.string()),  # JSON list
-    pa.field("n_rows", pa.int64()),
-    pa.field("n_groups", pa.int64()),
-    pa.field("mean_group_size", pa.float64()),
-    pa.field("min_group_size", pa.int64()),
-    pa.field("min_diversity", pa.int64()),
-    pa.field("gt_attacker", pa.float64()),
-    pa.field("gt_learner", pa.float64()),
-    pa.field("gt_random_worlds", pa.float64()),
-    pa.field("ideal_accuracy", pa.float64()),
-    pa.field("baseline_accuracy", pa.float64()),
-    pa.field("rgt_attacker", pa.float64()),
-    pa.field("alc_over_learner", pa.float64()),
-    pa.field("faithfulness", pa.float64()),
-    pa.field("abs_attacker", pa.float64()),
-    pa.field("abs_random_worlds", pa.float64()),
-    pa.field("ti_max", pa.float64()),
-    pa.field("ti_doubled_share", pa.float64()),  # of rows threatened under p_A, log2 Ti >= 1
-    pa.field("ti_doubled_rows", pa.int64()),
-    pa.field("threat_attacker", pa.list_(pa.float32())),  # p_A(s) of each row threatened under p_A
-    pa.field("threat_learner", pa.list_(pa.float32())),  # p_L(s) of the same rows
-    pa.field("chains", pa.int64()),
-    pa.field("iterations", pa.int64()),
-    pa.field("burn_in", pa.int64()),
-    pa.field("draws", pa.int64()),
-    pa.field("chain_seconds", pa.float64()),  # the slowest chain
-    pa.field("chain_workers", pa.int64()),  # how many Dask workers ran the chains (1 off a cluster)
-    pa.field("acceptance", pa.float64()),  # Anatomy's swap acceptance rate
-    pa.field("geweke_outside", pa.float64()),  # share of parameters with |z| > 1.96
-    pa.field("geweke_max", pa.float64()),
-    pa.field("rhat_max", pa.float64()),
-    pa.field("converged", pa.bool_()),
-    pa.field("risk", pa.string()),
-    pa.field("warning", pa.string()),
+    column("scheme", pa.string(), "how the release groups its rows: generalized (k-anonymity, l-diversity) or anatomy"),
+    column("sensitive", pa.string(), "the sensitive column the attacker infers"),
+    column("quasi_identifiers", pa.string(), "the release's quasi-identifiers, as a JSON list"),
+    column("n_rows", pa.int64(), "rows of the release"),
+    column("n_groups", pa.int64(), "groups of the release"),
+    column("mean_group_size", pa.float64(), "mean rows per group"),
+    column("min_group_size", pa.int64(), "rows of the smallest group (the release's k)"),
+    column("min_diversity", pa.int64(), "fewest distinct sensitive values in a group (the release's l)"),
+    column("gt_attacker", pa.float64(), "GT_A: share of rows whose sensitive value the Bayesian attacker's best guess gets right"),
+    column("gt_learner", pa.float64(), "GT_L: the same share for the learner of the population from the same table"),
+    column("gt_random_worlds", pa.float64(), "GT_RW: the same share for the random-worlds reasoner"),
+    column("ideal_accuracy", pa.float64(), "the same share for the ideal learner of the cleartext"),
+    column("baseline_accuracy", pa.float64(), "share of the most frequent sensitive value"),
+    column("rgt_attacker", pa.float64(), "RGT_A = max(0, GT_A - GT_L): the relative global threat"),
+    column("alc_over_learner", pa.float64(), "ALC of the attacker over the learner at recall 1"),
+    column("faithfulness", pa.float64(), "RF = 1 - ETV(p_I, p_L): how well the learner matches the ideal"),
+    column("abs_attacker", pa.float64(), "ABS_A: the attacker's absolute error"),
+    column("abs_random_worlds", pa.float64(), "ABS_RW: the random-worlds reasoner's absolute error"),
+    column("ti_max", pa.float64(), "largest relative threat Ti = p_A(s) / p_L(s) among the rows the attacker threatens"),
+    column("ti_doubled_share", pa.float64(), "share of the rows threatened under p_A whose Ti is at least 2"),
+    column("ti_doubled_rows", pa.int64(), "rows threatened under p_A whose Ti is at least 2"),
+    column("threat_attacker", pa.list_(pa.float32()), "p_A(s) of each row threatened under p_A (no values, only probabilities)"),
+    column("threat_learner", pa.list_(pa.float32()), "p_L(s) of the same rows"),
+    column("chains", pa.int64(), "Gibbs chains run"),
+    column("iterations", pa.int64(), "sweeps per chain"),
+    column("burn_in", pa.int64(), "sweeps discarded at the start of each chain"),
+    column("draws", pa.int64(), "parameter draws kept, over all chains"),
+    column("chain_seconds", pa.float64(), "seconds of the slowest chain"),
+    column("chain_workers", pa.int64(), "Dask workers that ran the chains (1 off a cluster)"),
+    column("acceptance", pa.float64(), "Anatomy's swap acceptance rate (null for a generalized release)"),
+    column("geweke_outside", pa.float64(), "share of parameters with Geweke |z| > 1.96 (about 5% at stationarity)"),
+    column("geweke_max", pa.float64(), "largest Geweke |z|"),
+    column("rhat_max", pa.float64(), "largest split-R-hat across chains"),
+    column("converged", pa.bool_(), "R-hat < 1.1 with at most 10% of the Geweke z-scores beyond 1.96"),
+    column("risk", pa.string(), "risk label of the ALC over the learner: no loss, safe, at risk or serious"),
+    column("warning", pa.string(), "chains that did not converge, original values outside the release's domain, ..."),
 )
 
 

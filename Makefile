@@ -2,13 +2,14 @@
 # Both create .venv with Python 3.11 (override with PYTHON=...) and install the project into it.
 # `make bench` runs the benchmark that needs nothing beyond the project (best_prc against a
 # quadratic scan; BENCH_ARGS="--sizes 1000 10000" for a quick run). The other benchmarks read
-# ../shared or build peer environments: see the README.
+# ../shared or build peer environments: see the README. `make columns` rewrites the README's lists of
+# result columns from the schemas (a test fails when they differ).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 BENCH_ARGS ?=
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench columns clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +29,9 @@ test: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_best_prc.py $(BENCH_ARGS)
+
+columns: $(BIN)/.installed
+	$(BIN)/python -m alc_dask.results.columns README.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

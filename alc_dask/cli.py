@@ -269,7 +269,7 @@ def summarize(out: tuple[str, ...], report_dir: str | None) -> None:
         raise ResultsError(f"{', '.join(missing)}: no such output directory")
     scores = _scores_of(out)
     if scores.empty:
-        raise ResultsError(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/)")
+        raise ResultsError(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/<family>/)")
     summary = summary_of(scores)
     paths = write_report(summary, report_dir or join(out[0], "report"))
     click.echo(as_text(summary))

@@ -17,18 +17,18 @@ from pathlib import Path
 
 import numpy as np
 
-from alc_dask.attacks import Predictions
+from alc_dask.attacks.base import AttributeAttack, Predictions
 from alc_dask.attacks.registry import register_attack
 
 
-class LowestCode:
+class LowestCode(AttributeAttack):
     """Guesses the lowest code for every target, with confidence 1; `salt` only tells scenarios apart."""
 
     def __init__(self, salt: int = 0):
         self.salt = salt
 
-    def predict(self, release, secret, known, target_rows, source="original", client=None) -> Predictions:
-        n = len(target_rows)
+    def predict(self, prepared, targets) -> Predictions:
+        n = len(targets.rows)
         return Predictions(np.zeros(n, dtype=np.int32), np.ones(n), np.zeros(n, dtype=bool))
 
 

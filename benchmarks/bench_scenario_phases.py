@@ -1,6 +1,6 @@
 """Where a scenario's time goes: the paper's attacks run one at a time in this process, each phase
 timed (model selection, per-block fits, per-block predictions, the prior baseline's swapped copy and
-search, the attack's search, halting checks, result assembly).
+search, the attack's search and preparation, halting checks, result assembly).
 
 Attacks: a seeded sample of --per-job scenarios of each job file (the paper's protocol, both
 approaches). Prints per phase the total seconds and share, the distribution of scenario seconds
@@ -31,6 +31,7 @@ PHASES = {
     "block predictions": (sources, "block_predictions"),
     "prior baseline copy": (sources, "swap_encoded"),
     "search (attack and prior baseline)": (BestRowMatch, "predict"),
+    "attack preparation (value counts)": (BestRowMatch, "prepare"),
     "halting checks": (HaltingMonitor, "check"),
     "result assembly": (scenario_run.ScenarioRun, "result"),
 }

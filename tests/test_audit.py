@@ -1,5 +1,6 @@
 """Audits: the diff against the previous audit, and the audit command's dated runs and exit code."""
 
+import json
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -110,23 +111,36 @@ def audits_on_one_cluster(monkeypatch):
         yield
 
 
-def test_an_earlier_audit_with_a_truncated_part_is_skipped_for_the_last_complete_one(tmp_path, audits_on_one_cluster):
+def test_earlier_audits_with_a_truncated_part_or_of_the_single_table_layout_are_skipped_for_the_last_complete_one(tmp_path, audits_on_one_cluster):
     """A complete earlier audit whose scores part was later cut short (a full disk, a bad copy) once
-    stopped every audit with a raw Arrow error (exit 2); it is skipped, saying so, for the one before."""
+    stopped every audit with a raw Arrow error (exit 2); it is skipped, saying so, for the one before.
+    So is an audit alc_dask 0.6.0 wrote, in its single-table layout: never misread."""
     job = audit_job(tmp_path)
     audits = tmp_path / "out" / "audits" / "weak"
     run_audit(job, workers=1, stamp="2025-01-01T000000Z", progress=False)
     broken = audits / "2025-01-02T000000Z"
     shutil.copytree(audits / "2025-01-01T000000Z", broken)
     (broken / "audit-2025-01-01T000000Z.md").rename(broken / "audit-2025-01-02T000000Z.md")
-    part = next((broken / "scores").glob("part-*.parquet"))
+    part = next((broken / "scores" / "alc").glob("part-*.parquet"))
     part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
+    single_table = audits / "2025-01-03T000000Z"
+    shutil.copytree(audits / "2025-01-01T000000Z", single_table)
+    (single_table / "audit-2025-01-01T000000Z.md").rename(single_table / "audit-2025-01-03T000000Z.md")
+    for written in (single_table / "scores" / "alc").iterdir():
+        written.rename(single_table / "scores" / written.name)
+    manifest = json.loads((single_table / "job.json").read_text())
+    (single_table / "job.json").write_text(json.dumps({**{k: v for k, v in manifest.items() if k != "layout"}, "alc_dask": "0.6.0"}))
 
     result = CliRunner().invoke(main, ["audit", str(job), "--workers", "1"])
     assert result.exit_code in (0, 4), result.output  # passed or flagged, as the release is
     (line,) = [line for line in result.stderr.splitlines() if "2025-01-02T000000Z" in line]
     assert line.startswith(f"{broken}: audit skipped, comparing with an earlier one: ") and f"{part.name}': Parquet magic bytes not found" in line
-    assert "compared with the audit of 2025-01-01T000000Z; skipped, as their results cannot be read: 2025-01-02T000000Z" in result.stdout
+    (line,) = [line for line in result.stderr.splitlines() if "2025-01-03T000000Z" in line]
+    assert line.startswith(
+        f"{single_table}: audit skipped, comparing with an earlier one: {single_table} holds results of alc_dask 0.6.0 in their single-table layout"
+    )
+    skipped = "skipped, as their results cannot be read: 2025-01-03T000000Z, 2025-01-02T000000Z"
+    assert f"compared with the audit of 2025-01-01T000000Z; {skipped}" in result.stdout
 
 
 def test_an_audit_flags_a_serious_scenario_whatever_its_secret_is_named(tmp_path):

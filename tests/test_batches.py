@@ -10,7 +10,7 @@ import pytest
 
 from alc_dask import run_job
 from alc_dask.apps.synthetic import make_demo_release
-from alc_dask.attacks import Predictions
+from alc_dask.attacks.base import AttributeAttack, Predictions
 from alc_dask.attacks.registry import register_attack
 from alc_dask.engine import runner
 from alc_dask.engine.runner import BatchSizing
@@ -20,16 +20,16 @@ from alc_dask.jobs import JobSpec, validate_job
 KILLER_SALT = 13
 
 
-class KillsItsWorker:
+class KillsItsWorker(AttributeAttack):
     """Guesses code 0; the scenario of salt ``KILLER_SALT`` ends its worker's process instead."""
 
     def __init__(self, salt: int = 0):
         self.salt = salt
 
-    def predict(self, release, secret, known, target_rows, source="original", client=None) -> Predictions:
-        if self.salt == KILLER_SALT and source == "original":
+    def predict(self, prepared, targets) -> Predictions:
+        if self.salt == KILLER_SALT and targets.source == "original":
             os._exit(1)
-        n = len(target_rows)
+        n = len(targets.rows)
         return Predictions(np.zeros(n, dtype=np.int32), np.ones(n), np.zeros(n, dtype=bool))
 
 

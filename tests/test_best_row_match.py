@@ -9,9 +9,16 @@ import pytest
 
 from alc_dask import Release
 from alc_dask.attacks import ABSTAINED
+from alc_dask.attacks.base import AttributeTask
 from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import partition
 from alc_dask.families.alc.best_row_match import BestRowMatch
+from alc_dask.families.alc.loop.attacker import Attacker
+
+
+def predict(attack, release, secret, known, rows, source="original"):
+    """The attack's predictions for ``rows``, prepared for the release as a scenario prepares it."""
+    return Attacker(attack, AttributeTask(secret, tuple(known))).predict(release, rows, source)
 
 
 def spec_attack(original, anonymized, kinds, secret, known, rows, bins=20):
@@ -92,7 +99,7 @@ def test_attack_equals_spec(tables, secret, known):
     original, anonymized = tables
     release = Release.load(original, anonymized, columns={"x2": "continuous"})
     rows = np.arange(len(original))
-    predictions = BestRowMatch().predict(release, secret, known, rows)
+    predictions = predict(BestRowMatch(), release, secret, known, rows)
     expected = spec_attack(original, anonymized, KINDS, secret, known, rows)
     if KINDS[secret] == "continuous":
         labels = list(predictions.codes.astype(float))
@@ -105,8 +112,8 @@ def test_attack_equals_spec(tables, secret, known):
 
 def test_partitions_and_batches_predict_the_same(tables):
     release = Release.load(tables[0], tables[1], columns={"x2": "continuous"})
-    whole = BestRowMatch().predict(release, "x2", ["c0", "k", "x1"], np.arange(40))
-    split = BestRowMatch(batch_size=7, split_every=2).predict(partition(release, 37), "x2", ["c0", "k", "x1"], np.arange(40))
+    whole = predict(BestRowMatch(), release, "x2", ["c0", "k", "x1"], np.arange(40))
+    split = predict(BestRowMatch(batch_size=7, split_every=2), partition(release, 37), "x2", ["c0", "k", "x1"], np.arange(40))
     for a, b in zip(whole, split, strict=True):
         np.testing.assert_array_equal(a, b)
 
@@ -123,7 +130,7 @@ def tied_release(extra_b: int = 0) -> Release:
 
 def test_a_tied_mode_goes_to_the_value_more_frequent_in_the_anonymized_table():
     release = tied_release(extra_b=5)
-    predictions = BestRowMatch().predict(release, "s", ["key"], np.arange(300))
+    predictions = predict(BestRowMatch(), release, "s", ["key"], np.arange(300))
     assert set(release.decode("s", predictions.codes)) == {"b"}
     assert (predictions.confidence == 0.5).all()
 
@@ -132,9 +139,9 @@ def test_equally_frequent_tied_values_are_drawn_without_leaning_and_alike_on_any
     """Before, every such tie went to the value sorted first ("a")."""
     release = tied_release()
     rows = np.arange(300)
-    drawn = BestRowMatch().predict(release, "s", ["key"], rows).codes
+    drawn = predict(BestRowMatch(), release, "s", ["key"], rows).codes
     assert 0.35 < np.mean(release.decode("s", drawn) == "a") < 0.65
-    again = BestRowMatch(batch_size=7, split_every=2).predict(partition(release, 41), "s", ["key"], rows[::-1]).codes
+    again = predict(BestRowMatch(batch_size=7, split_every=2), partition(release, 41), "s", ["key"], rows[::-1]).codes
     np.testing.assert_array_equal(again, drawn[::-1])  # a target's draw depends on its row, not on the batch or the order
 
 
@@ -143,14 +150,14 @@ def test_release_survives_pickling(tables):
     release = Release.load(tables[0], tables[1], columns={"x2": "continuous"})
     shipped = pickle.loads(pickle.dumps(release))
     for a, b in zip(
-        BestRowMatch().predict(release, "x2", ["c0", "x0"], np.arange(40)), BestRowMatch().predict(shipped, "x2", ["c0", "x0"], np.arange(40)), strict=True
+        predict(BestRowMatch(), release, "x2", ["c0", "x0"], np.arange(40)), predict(BestRowMatch(), shipped, "x2", ["c0", "x0"], np.arange(40)), strict=True
     ):
         np.testing.assert_array_equal(a, b)  # values: None on both sides
 
 
 def test_no_targets(tables):
     release = Release.load(tables[0], tables[1])
-    predictions = BestRowMatch().predict(release, "c2", ["c0"], np.arange(0))
+    predictions = predict(BestRowMatch(), release, "c2", ["c0"], np.arange(0))
     assert [len(a) for a in predictions[:3]] == [0, 0, 0] and predictions.values is None
 
 
@@ -159,7 +166,7 @@ def test_control_targets(make_table):
     original, control = make_table(rng, 30), make_table(rng, 20, extra_letter="q")
     anonymized = make_table(rng, 100)
     release = Release.load(original, [anonymized], control=control)
-    predictions = BestRowMatch().predict(release, "c2", ["c0", "x0"], np.arange(20), source="control")
+    predictions = predict(BestRowMatch(), release, "c2", ["c0", "x0"], np.arange(20), source="control")
     expected = spec_attack(control, [anonymized], KINDS, "c2", ["c0", "x0"], range(20))
     assert all(label in allowed for label, (allowed, _) in zip(release.decode("c2", predictions.codes), expected, strict=True))
 
@@ -168,7 +175,7 @@ def test_abstains_when_no_table_holds_secret_and_known(make_table):
     rng = np.random.default_rng(4)
     original = make_table(rng, 20)
     release = Release.load(original, [make_table(rng, 50)[["c0", "c1"]], make_table(rng, 50)[["c2", "k"]]])
-    predictions = BestRowMatch().predict(release, "c2", ["c0"], np.arange(5))
+    predictions = predict(BestRowMatch(), release, "c2", ["c0"], np.arange(5))
     assert predictions.abstained.all()
     assert (predictions.codes == ABSTAINED).all() and (predictions.confidence == 0).all()
 
@@ -187,7 +194,7 @@ def test_scenario_errors(make_table, secret, known, message):
     rng = np.random.default_rng(4)
     release = Release.load(make_table(rng, 20), [make_table(rng, 50)[["c0", "c1"]]])
     with pytest.raises(ScenarioError, match=message):
-        BestRowMatch().predict(release, secret, known, np.arange(3))
+        predict(BestRowMatch(), release, secret, known, np.arange(3))
 
 
 def test_attack_on_several_real_tables(shared_data):
@@ -198,7 +205,7 @@ def test_attack_on_several_real_tables(shared_data):
         table["DENSITY"] = table["DENSITY"].astype(float)
     release = Release.load(original, anonymized)
     known, rows = ["PUMA", "SEX", "EDU", "DENSITY"], np.arange(0, 9000, 450)
-    predictions = BestRowMatch().predict(release, "MSP", known, rows)
+    predictions = predict(BestRowMatch(), release, "MSP", known, rows)
     kinds = {c: "categorical" for c in known + ["MSP"]} | {"DENSITY": "continuous"}
     expected = spec_attack(original, anonymized, kinds, "MSP", known, rows)
     assert all(label in allowed for label, (allowed, _) in zip(release.decode("MSP", predictions.codes), expected, strict=True))

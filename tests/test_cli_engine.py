@@ -109,7 +109,7 @@ def test_run_on_a_cluster_then_summarize_and_resume(cluster, tmp_path):
     assert len(ids) == 6
     first = alc_dask("run", job, "--scheduler", cluster.file, "--workers", "2", "--verbose")
     assert first.returncode == 0, first.stderr
-    scores = pd.read_parquet(tmp_path / "out" / "scores")
+    scores = pd.read_parquet(tmp_path / "out" / "scores" / "alc")
     assert sorted(scores["scenario_id"]) == sorted(ids) and (scores["status"] == "ok").all()
     # Scenarios ran on the cluster's workers (which of the two takes them is the scheduler's choice).
     assert scores["worker"].str.startswith("tcp://127.0.0.1:").all()
@@ -122,7 +122,7 @@ def test_run_on_a_cluster_then_summarize_and_resume(cluster, tmp_path):
     html = (tmp_path / "out" / "report" / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 2
 
-    parts = {p: p.stat().st_mtime_ns for p in (tmp_path / "out" / "scores").glob("*.parquet")}
+    parts = {p: p.stat().st_mtime_ns for p in (tmp_path / "out" / "scores").glob("*/*.parquet")}
     again = alc_dask("run", job, "--scheduler", cluster.file)
     assert again.returncode == 0 and "6 scenarios, 0 failed" in again.stdout
     assert {p: p.stat().st_mtime_ns for p in parts} == parts  # nothing rerun or rewritten
@@ -135,7 +135,7 @@ def run_killing_a_worker(cluster: Cluster, job: Path, after_parts: int) -> None:
     )
     try:
         scores_dir = job.parent / "out" / "scores"
-        Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= after_parts, f"{after_parts} finished scenario(s)", timeout=120)
+        Cluster._wait(lambda: len(list(scores_dir.glob("*/*.parquet"))) >= after_parts, f"{after_parts} finished scenario(s)", timeout=120)
         assert run.poll() is None, "the run finished before a worker could be killed"
         cluster.kill_worker()
         _, err = run.communicate(timeout=300)
@@ -149,7 +149,7 @@ def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path, monkeypatc
     job = write_job(tmp_path, ["income", "region", "education", "occupation", "age", "hours_per_week"], rows=2500)
     ids = planned_ids(job)
     run_killing_a_worker(cluster, job, after_parts=2)
-    scores = pd.read_parquet(tmp_path / "out" / "scores")
+    scores = pd.read_parquet(tmp_path / "out" / "scores" / "alc")
     assert sorted(scores["scenario_id"]) == sorted(ids)  # every scenario, each once
     assert (scores["status"] == "ok").all()
     predictions = pd.read_parquet(tmp_path / "out" / "predictions")
@@ -188,7 +188,7 @@ def test_the_only_worker_restarted_by_its_nanny_mid_run_loses_no_scenario(tmp_pa
         )
         try:
             scores_dir = tmp_path / "out" / "scores"
-            Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= 1, "a finished scenario", timeout=120)
+            Cluster._wait(lambda: len(list(scores_dir.glob("*/*.parquet"))) >= 1, "a finished scenario", timeout=120)
             with Client(scheduler_file=str(cluster.file), timeout="10s", set_as_default=False) as client:
                 (pid,) = client.run(os.getpid).values()
             assert run.poll() is None, "the run finished before its worker could be killed"
@@ -199,7 +199,7 @@ def test_the_only_worker_restarted_by_its_nanny_mid_run_loses_no_scenario(tmp_pa
     finally:
         cluster.stop()
     assert run.returncode == 0, err
-    scores = pd.read_parquet(scores_dir)
+    scores = pd.read_parquet(scores_dir / "alc")
     assert sorted(scores["scenario_id"]) == sorted(ids) and (scores["status"] == "ok").all()
     assert scores["worker"].nunique() == 2  # scenarios ran on the worker before and after its restart
 
@@ -218,7 +218,7 @@ def test_ctrl_c_stops_a_local_run_cleanly_and_it_resumes(tmp_path, monkeypatch):
         [str(BIN / "alc-dask"), "run", str(job), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     try:
-        Cluster._wait(lambda: len(list(scores_dir.glob("*.parquet"))) >= 1, "a finished scenario", timeout=120)
+        Cluster._wait(lambda: len(list(scores_dir.glob("*/*.parquet"))) >= 1, "a finished scenario", timeout=120)
         assert run.poll() is None, "the run finished before it could be interrupted"
         os.killpg(run.pid, signal.SIGINT)
         _, err = run.communicate(timeout=120)
@@ -281,7 +281,7 @@ def test_unreachable_scheduler(tmp_path):
     job = write_job(tmp_path, ["income"], rows=300)
     result = invoke("run", job, "--scheduler", "tcp://127.0.0.1:9")
     assert result.exit_code == EXIT_CLUSTER_UNAVAILABLE and "cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'" in result.output
-    assert not list((tmp_path / "out" / "scores").glob("*.parquet"))
+    assert not list((tmp_path / "out" / "scores").glob("**/*.parquet"))
 
 
 @pytest.mark.parametrize("address", ["tcp://nohost:notaport", "nonsense", "tcp://127.0.0.1:99999", "ftp://127.0.0.1:21", "tcp://127.0.0.1", "scheduler.json"])
@@ -382,11 +382,11 @@ def test_demo_reports_the_weak_release_leaking_more_than_the_strong(tmp_path):
     result = alc_dask("demo", "--rows", "1500", "--out", tmp_path / "demo", "--workers", "2")
     assert result.returncode == 0, result.stderr
     assert f"Report: {tmp_path / 'demo' / 'report' / 'report.html'}" in result.stdout
-    weak, strong = (pd.read_parquet(tmp_path / "demo" / "results" / level / "scores") for level in ("weak", "strong"))
+    weak, strong = (read_scores(tmp_path / "demo" / "results" / level) for level in ("weak", "strong"))
     assert (weak["status"] == "ok").all() and (strong["status"] == "ok").all()
     assert weak["alc"].median() > strong["alc"].median() + 0.2
     assert alc_dask("plan", tmp_path / "demo" / "jobs" / "demo-weak.yaml").returncode == 0  # the written job reruns
-    k5 = pd.read_parquet(tmp_path / "demo" / "results" / "k5" / "scores")
+    k5 = read_scores(tmp_path / "demo" / "results" / "k5")
     assert (k5["status"] == "ok").all() and set(k5["family"]) == {"relative_threat", "alc"}
     assert "Relative threat of group-anonymized releases" in (tmp_path / "demo" / "report" / "report.html").read_text()
 

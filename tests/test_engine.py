@@ -69,7 +69,7 @@ def test_predictions_match_the_scores_and_carry_values(two_worker_run):
 
 def test_rerun_skips_finished_scenarios_and_retries_failed_ones(two_worker_run):
     job, scores = two_worker_run
-    parts = job.parent / "out" / "scores"
+    parts = job.parent / "out" / "scores" / "alc"
     before = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.parquet")}
     again = run_job(job, workers=1, progress=False)
     after = {p.name: p.stat().st_mtime_ns for p in parts.glob("*.parquet")}
@@ -106,7 +106,7 @@ def test_a_raising_scenario_becomes_a_failed_outcome():
 
 
 def parts_written(folder):
-    return {p.name: p.stat().st_mtime_ns for p in (folder / "out" / "scores").glob("*.parquet")}
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in (folder / "out" / "scores").glob("*/*.parquet")}
 
 
 def test_secrets_with_any_column_name_are_stored_and_read_back(tmp_path):

@@ -66,6 +66,7 @@ def test_an_installed_family_and_attack_run_on_a_cluster_with_summary_and_audit(
             {"family": "exact_copies"},
             {"secret": "region", "known": ["age", "sex"], "attack": {"name": "first_row"}},
             {"family": "singling_out", "mode": "univariate", "n_attacks": 50},
+            {"family": "membership", "attack": "copies_found"},
         ],
         "baseline_settings": {"candidates": ["majority"], "trees": 10},
         "output": "out",
@@ -73,14 +74,18 @@ def test_an_installed_family_and_attack_run_on_a_cluster_with_summary_and_audit(
     (tmp_path / "job.yaml").write_text(yaml.safe_dump(job))
     plan = alc_dask("plan", tmp_path / "job.yaml")
     assert plan.returncode == 0, plan.stderr
-    assert [line.split("\t")[1] for line in plan.stdout.splitlines()] == ["exact_copies", "alc", "singling_out"]
+    assert [line.split("\t")[1] for line in plan.stdout.splitlines()] == ["exact_copies", "alc", "singling_out", "membership"]
 
     run = alc_dask("run", tmp_path / "job.yaml", "--scheduler", cluster_with_plugins.file, "--workers", "2")
     assert run.returncode == 0, run.stderr
-    scores = pd.read_parquet(tmp_path / "out" / "scores").set_index("family")
+    assert sorted(path.name for path in (tmp_path / "out" / "scores").iterdir()) == ["alc", "exact_copies", "membership", "singling_out"]
+    copies = pd.read_parquet(tmp_path / "out" / "scores" / "exact_copies")  # the plugin's own table, in the columns it declares
+    assert copies.columns[-3:].tolist() == ["copy_risk", "risk", "confidence_level"]
+    assert copies["copy_share"].tolist() == [1.0] and copies["risk"].tolist() == ["serious"]
+    scores = pd.concat([pd.read_parquet(folder) for folder in (tmp_path / "out" / "scores").iterdir()]).set_index("family")
     assert (scores["status"] == "ok").all() and scores["worker"].str.startswith("tcp://127.0.0.1:").all()
-    assert scores.loc["exact_copies", "copy_share"] == 1.0 and scores.loc["exact_copies", "risk"] == "serious"
     assert scores.loc["alc", "attack"] == "first_row"
+    assert scores.loc["membership", "attack"] == "copies_found" and scores.loc["membership", "auc"] == 1.0  # every member copied, no one else
 
     summary = alc_dask("summarize", tmp_path / "out")
     assert summary.returncode == 0, summary.stderr
@@ -112,14 +117,16 @@ CLIENT_SCRIPT = """
 import sys
 import numpy as np
 from alc_dask import register_attack, run_job
-from alc_dask.attacks import Predictions
+from alc_dask.attacks.base import AttributeAttack, Predictions
 
 
-class Majority:
-    def predict(self, release, secret, known, target_rows, source="original", client=None):
-        codes = release.true_codes(secret, release.anonymized[0])
-        n = len(target_rows)
-        return Predictions(np.full(n, np.bincount(codes).argmax(), dtype=np.int32), np.ones(n), np.zeros(n, dtype=bool))
+class Majority(AttributeAttack):
+    def prepare(self, release, task):
+        return np.bincount(release.true_codes(task.secret, release.anonymized[0])).argmax()
+
+    def predict(self, prepared, targets):
+        n = len(targets.rows)
+        return Predictions(np.full(n, prepared, dtype=np.int32), np.ones(n), np.zeros(n, dtype=bool))
 
 
 register_attack("client_majority", Majority)
@@ -144,7 +151,7 @@ def test_an_attack_registered_in_the_client_runs_on_the_workers(tmp_path):
         script.write_text(textwrap.dedent(CLIENT_SCRIPT))
         run = subprocess.run([sys.executable, str(script), str(tmp_path / "job.yaml"), str(cluster.file)], capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr
-        scores = pd.read_parquet(tmp_path / "out" / "scores")
+        scores = pd.read_parquet(tmp_path / "out" / "scores" / "alc")
         assert (scores["status"] == "ok").all(), scores["error"].tolist()
         assert (scores["attack"] == "client_majority").all() and scores["worker"].str.startswith("tcp://127.0.0.1:").all()
     finally:

@@ -194,7 +194,7 @@ def test_a_partitioned_release_republished_at_the_same_path_is_refused_on_resume
     """The store keeps its manifest, as a run does; the part rewritten changes only the anonymized table's data."""
     original, anonymized = write_parts(tmp_path / "original"), write_parts(tmp_path / "anonymized")
     spec = validate_job(job(str(original), str(anonymized), str(tmp_path / "out")))
-    row = {"scenario_id": "a-000000000a", "status": "ok", "alc": 0.5, "base_n": 10}
+    row = {"scenario_id": "a-000000000a", "family": "alc", "status": "ok", "alc": 0.5, "base_n": 10}
     with ResultStore.create(tmp_path / "out", manifest(spec)) as first:
         first.write(row, None)
     ResultStore.create(tmp_path / "out", manifest(spec)).close()  # unchanged: resumed

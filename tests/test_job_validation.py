@@ -18,7 +18,7 @@ from alc_dask.cli import EXIT_BAD_INPUT, main
 from alc_dask.jobs import JobSpecError, expand, load_job, validate_job
 from alc_dask.measure import HaltingRules, MeasureSettings, SettingError
 from alc_dask.report import as_text, audit_markdown, compare, summarize
-from alc_dask.results import ResultsError, ResultStore, scores_schema
+from alc_dask.results import ResultsError, ResultStore, family_schema
 
 BASE = {"name": "t", "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]}, "scenarios": [{"generate": "each_column"}]}
 FAST = {"candidates": ["majority", "logistic_regression"], "trees": 10}
@@ -142,6 +142,11 @@ def test_baseline_settings_reject_bad_values_from_python_too():
         ({"attacks": [{"name": "best_row_match", "params": {"batch_size": 0}}]}, ["attacks[0].params.batch_size", "got 0"]),
         ({"attacks": [{"name": "best_row_match", "params": {"batch_size": "many"}}]}, ["attacks[0].params.batch_size", "got 'many'"]),
         ({"scenarios": [{"secret": "sex", "known": ["age"], "attack": {"name": "nope"}}]}, ["scenarios[0].attack.name", "'nope'"]),
+        (
+            {"scenarios": [{"secret": "sex", "known": ["age"], "attack": {"name": "closest_distance"}}]},
+            ["scenarios[0].attack.name", "one of the attribute inference attacks:", "bayesian_group, best_row_match", "'closest_distance' is for membership"],
+        ),
+        ({"attacks": ["distance_ratio"]}, ["attacks[0].name", "one of the attribute inference attacks", "'distance_ratio' is for membership"]),
     ],
 )
 def test_halting_measure_and_attacks_are_checked_at_load(tmp_path, change, expected):
@@ -180,7 +185,7 @@ def test_plan_and_run_reject_the_same_jobs_before_a_cluster_starts(folder, no_cl
         result = invoke(command, job)
         assert result.exit_code == EXIT_BAD_INPUT, (command, result.output)
         assert str(job) in result.output and expected in result.output, (command, result.output)
-    assert not list((folder / "out" / "scores").glob("*.parquet"))
+    assert not list((folder / "out" / "scores").glob("**/*.parquet"))
 
 
 # Item 7: empty expansions, unknown columns, skipped scenarios
@@ -261,17 +266,17 @@ def test_run_writes_a_skipped_row_and_never_retries_it(folder, no_cluster):
     result = invoke("run", job)
     assert result.exit_code == 0, result.output
     assert "1 scenarios, 0 failed, 1 skipped" in result.output
-    scores = pd.read_parquet(folder / "out" / "scores")
+    scores = pd.read_parquet(folder / "out" / "scores" / "alc")
     assert list(scores["status"]) == ["skipped"] and "constant secret" in scores["error"].iloc[0]
     assert ResultStore(folder / "out").completed() == set(scores["scenario_id"])
-    part = next((folder / "out" / "scores").glob("*.parquet"))
+    part = next((folder / "out" / "scores" / "alc").glob("*.parquet"))
     written = part.stat().st_mtime_ns
     assert invoke("run", job).exit_code == 0 and part.stat().st_mtime_ns == written
 
 
 def scores_frame(rows):
     frame = pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk", "error"]).assign(release="r", secret="s", known="[]", baseline="ml")
-    return frame.reindex(columns=scores_schema().names)
+    return frame.reindex(columns=family_schema("alc").names)
 
 
 def test_summaries_and_audits_count_skipped_scenarios_apart():
@@ -492,8 +497,8 @@ def test_a_directory_is_not_a_job_file(tmp_path):
 
 def test_a_corrupt_manifest_is_named(tmp_path):
     """A manifest holds a folder only beside results (issue 16, item 4), so there is a part here."""
-    (tmp_path / "scores").mkdir()
-    (tmp_path / "scores" / "s-0123456789.parquet").write_bytes(b"")
+    (tmp_path / "scores" / "alc").mkdir(parents=True)
+    (tmp_path / "scores" / "alc" / "part-00000001.parquet").write_bytes(b"")
     (tmp_path / "job.json").write_text("{ corrupt")
     with pytest.raises(ResultsError, match=f"{tmp_path / 'job.json'}: corrupt manifest"):
         ResultStore.create(tmp_path, {"job": "t", "fingerprint": "x", "settings": {}})

@@ -6,10 +6,12 @@ import pytest
 
 from alc_dask import Release
 from alc_dask.apps.synthetic import make_population
+from alc_dask.attacks.base import AttributeAttack, AttributeTask, Predictions
 from alc_dask.baseline import BaselineSettings
 from alc_dask.data import ScenarioError
 from alc_dask.families.alc.best_row_match import BestRowMatch
 from alc_dask.families.alc.loop import AttackLoop, run_attack
+from alc_dask.families.alc.loop.attacker import Attacker
 
 FAST = dict(baseline_settings=BaselineSettings(candidates=("majority", "logistic_regression", "random_forest"), trees=20))
 KNOWN = ["age", "sex", "region", "education", "hours_per_week", "married"]
@@ -47,11 +49,11 @@ def test_batching_never_changes_the_result(leaky):
 
 def test_custom_attack_loop_reproduces_run_attack(leaky):
     expected = run_attack(leaky, "occupation", KNOWN, seed=3, **FAST)
-    brm = BestRowMatch()
+    brm = Attacker(BestRowMatch(), AttributeTask("occupation", tuple(KNOWN)))
     loop = AttackLoop(leaky, "occupation", KNOWN, name="best_row_match", seed=3, **FAST)
     for target in loop:
         assert set(target.known) == set(KNOWN)
-        prediction = brm.predict(leaky, "occupation", KNOWN, np.array([target.row]))
+        prediction = brm.predict(leaky, np.array([target.row]))
         value = leaky.decode("occupation", prediction.codes)[0]
         loop.predict(value, confidence=prediction.confidence[0])
     pd.testing.assert_frame_equal(scores(loop.result()), scores(expected))
@@ -154,16 +156,14 @@ def test_weak_release_leaks_more_than_strong_on_adult(shared_data):
     assert (alcs["weak"] > alcs["strong"] + 0.2).all(), alcs
 
 
-class AlwaysFirstValue:
+class AlwaysFirstValue(AttributeAttack):
     """A registered attack that always predicts code 0 with a fixed rank score."""
 
     def __init__(self, score: float = 0.5):
         self.score = score
 
-    def predict(self, release, secret, known, target_rows, source="original", client=None):
-        from alc_dask.attacks import Predictions
-
-        n = len(target_rows)
+    def predict(self, prepared, targets):
+        n = len(targets.rows)
         return Predictions(np.zeros(n, np.int32), np.full(n, self.score), np.zeros(n, bool))
 
 
@@ -177,16 +177,15 @@ def test_a_registered_attack_runs_by_name(leaky):
     assert result.attack_name == "always_first_value"
     assert (result.predictions["attack_code"] == 0).all()
     assert (result.predictions["attack_confidence"] == 0.7).all()
-    with pytest.raises(ValueError, match="unknown attack 'no_such_attack'"):
+    with pytest.raises(ValueError, match="unknown attribute inference attack 'no_such_attack'; known: always_first_value, .*best_row_match"):
         run_attack(leaky, "occupation", KNOWN, attack="no_such_attack")
 
 
 class GuessesTheRarest:
-    """Predicts the secret's rarest code for every target: a baseline weaker than guessing the most common value."""
+    """Predicts the secret's rarest code for every target: a baseline weaker than guessing the most
+    common value. Written for the earlier contract (a plain object), which still runs."""
 
     def predict(self, release, secret, known, target_rows, source="original", client=None):
-        from alc_dask.attacks import Predictions
-
         rarest = int(np.bincount(release.secret_column(secret)).argmin())
         n = len(target_rows)
         return Predictions(np.full(n, rarest, np.int32), np.ones(n), np.zeros(n, bool))
@@ -195,7 +194,7 @@ class GuessesTheRarest:
 @pytest.mark.parametrize("baseline", ["prior", "ml"])
 def test_the_baseline_is_never_weaker_than_guessing_the_most_common_value(baseline):
     from alc_dask.attacks.registry import _REGISTERED, register_attack
-    from alc_dask.families.alc.loop.scenario_run import FLOOR_MODEL
+    from alc_dask.families.alc.loop.summary import FLOOR_MODEL
     from alc_dask.measure import MeasureSettings
 
     if "guesses_the_rarest" not in _REGISTERED:

@@ -27,3 +27,8 @@ def test_bench_runs_a_benchmark_of_the_repository():
     quick = subprocess.run([sys.executable, str(script), "--sizes", "200", "--budget", "5"], cwd=ROOT, capture_output=True, text=True, check=False, timeout=120)
     assert quick.returncode == 0, quick.stderr
     assert "predictions" in quick.stdout and "200" in quick.stdout
+
+
+def test_columns_regenerates_the_readmes_column_lists():
+    (command,) = [line for line in make_dry_run("columns") if "alc_dask.results.columns" in line]
+    assert command.endswith("-m alc_dask.results.columns README.md")

@@ -8,9 +8,11 @@ import yaml
 
 from alc_dask.anonymize import swap_frame
 from alc_dask.apps.synthetic import make_population
+from alc_dask.attacks import registry
+from alc_dask.attacks.base import MembershipAttack
+from alc_dask.attacks.prepared import PREPARED
 from alc_dask.data import Release, ReleaseError, ScenarioError
 from alc_dask.engine import prepare_release
-from alc_dask.families.membership import attacks
 from alc_dask.families.membership.family import Membership
 from alc_dask.jobs import JobSpecError, expand, load_job
 from alc_dask.measure import Roc, Skew
@@ -129,15 +131,48 @@ def test_bad_parameters_name_what_is_wrong(people, copied):
 
 
 def test_scores_with_nan_fail_the_evaluation_naming_them(copied, monkeypatch):
-    class Broken:
-        def score(self, targets):
-            scores = np.zeros(targets.records.n_rows)
+    class Broken(MembershipAttack):
+        def score(self, prepared, records):
+            scores = np.zeros(records.encoded.n_rows)
             scores[7] = np.nan
             return scores
 
-    monkeypatch.setitem(attacks._BUILT_IN, "broken", Broken)
+    monkeypatch.setitem(registry._REGISTERED, "broken", Broken)
     with pytest.raises(ValueError, match=r"member_scores holds NaN \(first at position 7\)"):
         Membership(attack="broken").evaluate(copied, seed=0)
+
+
+def test_an_attack_of_another_kind_is_refused_naming_the_membership_attacks():
+    with pytest.raises(
+        ValueError,
+        match="attack: attack 'best_row_match' is for attribute inference, not membership; known membership attacks: closest_distance, distance_ratio",
+    ):
+        Membership(attack="best_row_match")
+    with pytest.raises(ValueError, match=r"attack_params.k: must be a parameter of attack 'distance_ratio', one of: \(none\); got 3"):
+        Membership(attack_params={"k": 3})
+
+
+class SeededNoise(MembershipAttack):
+    """Scores at random from the evaluation's seed, after a preparation that counts the records."""
+
+    def __init__(self, spread: float = 1.0):
+        self.spread = spread
+
+    def prepare(self, release, task):
+        return task.records(release).n_rows
+
+    def score(self, prepared, records):
+        return np.random.default_rng(records.seed).normal(0.0, self.spread, prepared)
+
+
+def test_a_registered_membership_attack_is_prepared_once_per_release_and_scores_with_the_seed(copied, monkeypatch):
+    monkeypatch.setitem(registry._REGISTERED, "seeded_noise", SeededNoise)
+    before = PREPARED.prepared
+    first = Membership(attack="seeded_noise", attack_params={"spread": 2.0}, n_members=300, n_non_members=200).evaluate(copied, seed=1)
+    again = Membership(attack="seeded_noise", attack_params={"spread": 2.0}, n_members=300, n_non_members=200).evaluate(copied, seed=2)
+    assert PREPARED.prepared == before + 1  # the same attack, release and people: prepared once
+    assert first.predictions["confidence"].to_pylist() != again.predictions["confidence"].to_pylist()
+    assert abs(first.measures["auc"] - 0.5) < 0.15
 
 
 def write_job(folder, people, scenario: dict, control: bool = True) -> str:

@@ -196,7 +196,7 @@ def test_a_worker_killed_mid_run_loses_no_scenario(client, parted_run, tmp_path,
     parts_at_kill = []
 
     def kill_when_a_scenario_is_done():
-        while not (parts := list((out / "scores").glob("*.parquet"))):
+        while not (parts := list((out / "scores").glob("*/*.parquet"))):
             time.sleep(0.05)
         parts_at_kill.append(len(parts))
         os.kill(victim, signal.SIGKILL)

@@ -8,6 +8,7 @@ original table holds.
 import importlib
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
@@ -272,3 +273,29 @@ def test_the_attack_refuses_chains_that_cannot_run(params, message):
 
     with pytest.raises(SettingError, match=message):
         build_attack("bayesian_group", **params)
+
+
+def test_the_chains_run_once_for_the_attack_its_baselines_and_the_family(mondrian_release, monkeypatch):
+    """The ALC scenario of ``bayesian_group`` under every baseline (the prior baseline's stand-ins
+    share the release's grouped table) and a ``relative_threat`` evaluation with the same settings
+    and seed are prepared once in a process; other settings run chains of their own."""
+    from alc_dask.data import Release
+    from alc_dask.families.alc.family import AlcFamily
+    from alc_dask.families.relative_threat import attack
+    from alc_dask.families.relative_threat.family import RelativeThreat
+    from alc_dask.jobs.spec import GroupedSpec
+
+    runs = []
+    monkeypatch.setattr(attack, "sample_chains", lambda *args: runs.append(args[1:]) or sample_chains(*args))
+    people = pd.read_csv(mondrian_release / "original.csv")
+    grouped = GroupedSpec.model_validate(GROUPED["k3"] | {"table": str(mondrian_release / "k3.csv")})
+    release = Release.load(people.iloc[:450], [], control=people.iloc[450:], grouped=grouped)
+    chain = {"iterations": 600, "burn_in": 200, "thin": 10, "chains": 2}
+    known = ["age", "sex", "region", "education"]
+    for baseline in ("ml", "prior", "control"):
+        scenario = AlcFamily(secret="occupation", known=known, attack={"name": "bayesian_group", "params": {**chain, "seed": 7}}, baseline=baseline)
+        assert scenario.evaluate(release, seed=1).measures["pairs"] > 0
+    threat = RelativeThreat(**chain).evaluate(release, 7).measures
+    assert len(runs) == 1 and threat["draws"] == 80
+    RelativeThreat(**chain).evaluate(release, 8)
+    assert len(runs) == 2

@@ -1,5 +1,5 @@
 """The Parquet results store: atomic parts, reading back every part and nothing else, resumable
-state, refusing results measured with other settings or data."""
+state, refusing results measured with other settings or data, or kept in another layout."""
 
 import json
 import warnings
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from conftest import process_died
 
-from alc_dask.results import ResultsError, ResultStore, read_predictions, read_scores
+from alc_dask.results import LAYOUT, ResultsError, ResultStore, read_predictions, read_scores
 
 MANIFEST = {
     "job": "j",
@@ -22,7 +22,14 @@ A, B, C = "a-000000000a", "b-000000000b", "c-000000000c"
 
 
 def scores_row(scenario, status="ok", alc=0.5):
-    return {"scenario_id": scenario, "status": status, "alc": alc if status == "ok" else None, "base_n": 10, "error": None if status == "ok" else "boom"}
+    return {
+        "scenario_id": scenario,
+        "family": "alc",
+        "status": status,
+        "alc": alc if status == "ok" else None,
+        "base_n": 10,
+        "error": None if status == "ok" else "boom",
+    }
 
 
 def predictions(scenario, n=3):
@@ -55,34 +62,26 @@ def test_interrupted_writes_never_look_complete(tmp_path):
     store.write(scores_row(A), predictions(A))
     store.flush()
     predictions(B).to_parquet(tmp_path / "predictions" / "part-00000002.parquet")  # crash after predictions, before scores
-    (tmp_path / "scores" / ".part-00000003.parquet.tmp-1").write_bytes(b"half a file")  # crash mid-write
+    (tmp_path / "scores" / "alc" / ".part-00000003.parquet.tmp-1").write_bytes(b"half a file")  # crash mid-write
+    (tmp_path / "scores" / "singling_out").mkdir()  # crash mid-write of a family's first part
+    (tmp_path / "scores" / "singling_out" / ".part-00000003.parquet.tmp-1").write_bytes(b"half a file")
     assert set(read_scores(tmp_path)["scenario_id"]) == {A}
     assert set(read_predictions(tmp_path)["scenario_id"]) == {A}
     process_died(store)
     ResultStore.create(tmp_path, MANIFEST).close()  # reopening removes temporaries and predictions without scores
-    assert not list((tmp_path / "scores").glob(".*")) and [p.name for p in (tmp_path / "predictions").iterdir()] == ["part-00000001.parquet"]
-
-
-def test_no_part_is_skipped_whatever_its_name(tmp_path):
-    """Parquet dataset readers skip names starting with ``_``; parts written by earlier versions had them."""
-    store = ResultStore.create(tmp_path, MANIFEST)
-    store.write(scores_row("9lives-0000000001"), None)
-    store.flush()
-    pd.DataFrame([scores_row("_ge-e183c98a9c")]).to_parquet(tmp_path / "scores" / "_ge-e183c98a9c.parquet")  # an id of the old rule
-    pd.DataFrame([scores_row("-df91f0f55c")]).to_parquet(tmp_path / "scores" / "-df91f0f55c.parquet")
-    assert set(read_scores(tmp_path)["scenario_id"]) == {"9lives-0000000001", "_ge-e183c98a9c", "-df91f0f55c"}
+    assert not list((tmp_path / "scores").glob("*/.*")) and [p.name for p in (tmp_path / "predictions").iterdir()] == ["part-00000001.parquet"]
 
 
 def test_a_stray_parquet_file_is_ignored_with_a_warning(tmp_path):
     store = ResultStore.create(tmp_path, MANIFEST)
     store.write(scores_row(A), predictions(A))
     store.flush()
-    pd.DataFrame({"other": [1, 2]}).to_parquet(tmp_path / "scores" / "summary.parquet")
+    pd.DataFrame({"other": [1, 2]}).to_parquet(tmp_path / "scores" / "alc" / "summary.parquet")
     (tmp_path / "predictions" / "notes.txt").write_text("not a part")
-    with pytest.warns(UserWarning, match=r"summary\.parquet.*not a results part"):
+    with pytest.warns(UserWarning, match=r"scores/alc/summary\.parquet: not a results part"):
         scores = read_scores(tmp_path)
     assert list(scores["scenario_id"]) == [A]
-    (tmp_path / "scores" / "summary.parquet").unlink()
+    (tmp_path / "scores" / "alc" / "summary.parquet").unlink()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert len(read_predictions(tmp_path, [A])) == 3  # only Parquet files are looked at
@@ -105,7 +104,7 @@ def test_the_manifest_is_written_with_the_first_part(tmp_path):
     assert not (tmp_path / "job.json").exists()
     store.write(scores_row(A), None)
     store.flush()
-    assert json.loads((tmp_path / "job.json").read_text()) == MANIFEST
+    assert json.loads((tmp_path / "job.json").read_text()) == {**MANIFEST, "layout": LAYOUT}
 
 
 def test_a_manifest_without_results_does_not_hold_the_folder(tmp_path):
@@ -151,11 +150,15 @@ def test_two_families_typing_one_column_apart_is_an_internal_error(monkeypatch):
     from alc_dask.results import schema
 
     types = {"first": pa.string(), "second": pa.float64()}
-    monkeypatch.setattr(schema, "family_names", lambda: list(types))
     monkeypatch.setattr(schema, "get_family", lambda name: SimpleNamespace(fields=(pa.field("shared", types[name]),)))
-    schema.scores_schema.cache_clear()
+    schema.family_schema.cache_clear()
     try:
-        with pytest.raises(InternalError, match="family 'second' writes column 'shared' as double, another family as string"):
-            schema.scores_schema()
+        with pytest.raises(InternalError, match="family 'second' writes column 'shared' as double, another family or the identity as string"):
+            schema.union_schema({name: schema.family_schema(name) for name in types})
+        monkeypatch.setitem(types, "first", pa.int64())
+        schema.family_schema.cache_clear()
+        with pytest.raises(InternalError, match="family 'first' writes column 'seed' as string, another family or the identity as int64"):
+            monkeypatch.setattr(schema, "get_family", lambda name: SimpleNamespace(fields=(pa.field("seed", pa.string()),)))
+            schema.family_schema("first")
     finally:
-        schema.scores_schema.cache_clear()
+        schema.family_schema.cache_clear()

@@ -84,7 +84,7 @@ def finished_run(client, tmp_path_factory):
 
 
 @pytest.mark.parametrize("damage", ["deleted", "truncated"])
-@pytest.mark.parametrize("folder", ["predictions", "scores"])
+@pytest.mark.parametrize("folder", ["predictions", "scores/alc"])
 def test_a_part_damaged_since_the_run_is_noticed_on_resume_and_its_scenarios_made_again(finished_run, client, tmp_path, capsys, folder, damage):
     """A predictions part deleted or cut short once went unnoticed (the scenario stayed done, its
     predictions gone); a scores part cut short stopped the resume with a raw Arrow error."""
@@ -92,7 +92,7 @@ def test_a_part_damaged_since_the_run_is_noticed_on_resume_and_its_scenarios_mad
     out = tmp_path / "out"
     shutil.copytree(job.parent / "out", out)
     part = out / folder / "part-00000002.parquet"
-    assert len(pd.read_parquet(out / "scores" / part.name)) == 1  # the part of one scenario
+    assert len(pd.read_parquet(out / "scores" / "alc" / part.name)) == 1  # the part of one scenario
     if damage == "deleted":
         part.unlink()
     else:
@@ -101,7 +101,7 @@ def test_a_part_damaged_since_the_run_is_noticed_on_resume_and_its_scenarios_mad
 
     again = run_job(job, client=client, out=out, progress=False)
 
-    on_disk = pd.read_parquet(out / "scores")
+    on_disk = pd.read_parquet(out / "scores" / "alc")
     assert sorted(on_disk["scenario_id"]) == sorted(scores["scenario_id"])  # every scenario once, none duplicated
     assert (again["status"] == "ok").all()
     pd.testing.assert_frame_equal(again.drop(columns=RUN_DEPENDENT), scores.drop(columns=RUN_DEPENDENT).sort_values("scenario_index", ignore_index=True))
@@ -135,7 +135,7 @@ def test_a_job_with_its_output_on_s3_scores_as_locally_and_resumes(tmp_path, cli
         "job.json",
         "parts.json",
         "predictions/part-00000001.parquet",
-        "scores/part-00000001.parquet",
+        "scores/alc/part-00000001.parquet",
     ]
 
     again = run_job(job, client=client, out=url, progress=False)

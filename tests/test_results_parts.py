@@ -13,7 +13,7 @@ from conftest import process_died
 
 from alc_dask.results import ResultsError, ResultStore, read_predictions, read_scores
 from alc_dask.results import files as results_files
-from alc_dask.results import parts as results_parts
+from alc_dask.results import scan as results_scan
 
 MANIFEST = {"job": "j", "release": "r", "fingerprint": "abc", "settings": {}, "data": {}, "alc_dask": "1.0"}
 
@@ -23,7 +23,9 @@ def scenario(number: int) -> str:
 
 
 def scores_row(scenario_id, status="ok", alc=0.5, family="alc"):
-    return {"scenario_id": scenario_id, "status": status, "family": family, "alc": alc if status == "ok" else None, "error": None}
+    """An ALC scenario's row, or another family's with ``alc`` as its privacy risk."""
+    measure = "alc" if family == "alc" else "privacy_risk"
+    return {"scenario_id": scenario_id, "status": status, "family": family, measure: alc if status == "ok" else None, "error": None}
 
 
 def predictions(scenario_id, n=3, correct=True):
@@ -43,7 +45,7 @@ def test_many_scenarios_leave_few_part_files(tmp_path):
     store = ResultStore.create(tmp_path, MANIFEST, part_scenarios=100)
     write_all(store, range(1000))
     store.flush()
-    assert files_in(tmp_path / "scores") == [f"part-{n:08d}.parquet" for n in range(1, 11)] == files_in(tmp_path / "predictions")
+    assert files_in(tmp_path / "scores" / "alc") == [f"part-{n:08d}.parquet" for n in range(1, 11)] == files_in(tmp_path / "predictions")
     assert len(read_scores(tmp_path)) == 1000 and len(read_predictions(tmp_path)) == 3000
     assert store.completed() == {scenario(n) for n in range(1000)}
 
@@ -82,7 +84,7 @@ def test_the_part_size_and_interval_can_be_set_by_environment(tmp_path, monkeypa
     store = ResultStore.create(tmp_path, MANIFEST)
     assert (store.part_scenarios, store.flush_seconds) == (1, 2.5)
     write_all(store, range(2))
-    assert len(files_in(tmp_path / "scores")) == 2
+    assert len(files_in(tmp_path / "scores" / "alc")) == 2
     monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "many")
     with pytest.raises(ResultsError, match="ALC_DASK_PART_SCENARIOS='many': expected a whole number of scenarios, at least 1"):
         ResultStore(tmp_path)
@@ -97,7 +99,7 @@ def test_a_rerun_supersedes_failed_rows_and_keeps_one_row_per_scenario(tmp_path)
         write_all(rerun, [0], alc=0.7)  # now succeeds
         write_all(rerun, [1], status="failed")  # fails again: the latest failure counts
         rerun.write(scores_row(scenario(2), "failed"), None)  # a later failure never hides a result
-    assert files_in(tmp_path / "scores") == ["part-00000001.parquet", "part-00000002.parquet"]
+    assert files_in(tmp_path / "scores" / "alc") == ["part-00000001.parquet", "part-00000002.parquet"]
     scores = read_scores(tmp_path).set_index("scenario_id")
     assert sorted(scores.index) == [scenario(0), scenario(1), scenario(2)]
     assert scores.loc[scenario(0), ["status", "alc"]].tolist() == ["ok", 0.7] and scores.loc[scenario(2), "status"] == "ok"
@@ -128,7 +130,7 @@ def test_an_interrupted_flush_leaves_no_complete_looking_part_and_is_retried(tmp
     monkeypatch.setattr(results_files.Files, "put_table", crash_on_scores)
     with pytest.raises(OSError, match="disk full"):
         store.flush()
-    assert files_in(tmp_path / "predictions") == ["part-00000001.parquet"] and files_in(tmp_path / "scores") == []
+    assert files_in(tmp_path / "predictions") == ["part-00000001.parquet"] and files_in(tmp_path / "scores" / "alc") == []
     assert store.completed() == set() and read_scores(tmp_path).empty and read_predictions(tmp_path).empty
     monkeypatch.setattr(results_files.Files, "put_table", real_put)
     store.flush()  # the outcomes were kept: written again, under a new name
@@ -136,20 +138,6 @@ def test_an_interrupted_flush_leaves_no_complete_looking_part_and_is_retried(tmp
     process_died(store)
     ResultStore.create(tmp_path, MANIFEST).close()
     assert files_in(tmp_path / "predictions") == ["part-00000002.parquet"]  # the half-written pair is cleaned up
-
-
-def test_parts_of_earlier_versions_are_read_and_older_than_new_ones(tmp_path):
-    (tmp_path / "scores").mkdir()
-    (tmp_path / "predictions").mkdir()
-    for number, status in ((0, "ok"), (1, "failed")):
-        pd.DataFrame([scores_row(scenario(number), status, alc=0.2)]).to_parquet(tmp_path / "scores" / f"{scenario(number)}.parquet")
-    predictions(scenario(0)).to_parquet(tmp_path / "predictions" / f"{scenario(0)}.parquet")
-    with ResultStore.create(tmp_path, MANIFEST) as store:
-        assert store.completed() == {scenario(0)}
-        write_all(store, [1], alc=0.6)
-    scores = read_scores(tmp_path).set_index("scenario_id")
-    assert scores["alc"].to_dict() == {scenario(0): 0.2, scenario(1): 0.6}
-    assert len(read_predictions(tmp_path)) == 6
 
 
 def reopen(root) -> ResultStore:
@@ -173,10 +161,10 @@ def small_parts(tmp_path, parts=6, per_part=3):
 def test_compaction_rewrites_small_parts_into_few_dropping_superseded_rows(tmp_path):
     store = small_parts(tmp_path)
     scores, preds = read_scores(tmp_path), read_predictions(tmp_path)
-    assert len(files_in(tmp_path / "scores")) == 7 and len(pd.read_parquet(tmp_path / "scores")) == 21
+    assert len(files_in(tmp_path / "scores" / "alc")) == 7 and len(pd.read_parquet(tmp_path / "scores" / "alc")) == 21
     assert store.compact() == 7
-    assert files_in(tmp_path / "scores") == ["part-00000008.parquet", "part-00000009.parquet"] == files_in(tmp_path / "predictions")
-    on_disk = pd.read_parquet(tmp_path / "scores")  # other readers see one row per scenario too
+    assert files_in(tmp_path / "scores" / "alc") == ["part-00000008.parquet", "part-00000009.parquet"] == files_in(tmp_path / "predictions")
+    on_disk = pd.read_parquet(tmp_path / "scores" / "alc")  # other readers see one row per scenario too
     assert on_disk["scenario_id"].is_unique and len(on_disk) == 18
     pd.testing.assert_frame_equal(read_scores(tmp_path).sort_values("scenario_id", ignore_index=True), scores.sort_values("scenario_id", ignore_index=True))
     pd.testing.assert_frame_equal(
@@ -184,8 +172,8 @@ def test_compaction_rewrites_small_parts_into_few_dropping_superseded_rows(tmp_p
     )
     assert store.compact() == 0  # full parts are left alone
     assert json.loads((tmp_path / "parts.json").read_text()) == {
-        "part-00000008.parquet": {"scenarios": 10, "predictions": 30},
-        "part-00000009.parquet": {"scenarios": 8, "predictions": 24},
+        "part-00000008.parquet": {"scores": {"alc": 10}, "predictions": 30},
+        "part-00000009.parquet": {"scores": {"alc": 8}, "predictions": 24},
     }
     store.close()
     assert not reopen(tmp_path).damaged
@@ -193,7 +181,7 @@ def test_compaction_rewrites_small_parts_into_few_dropping_superseded_rows(tmp_p
 
 def test_compaction_waits_for_more_parts_than_asked(tmp_path):
     store = small_parts(tmp_path)
-    assert store.compact(above=7) == 0 and len(files_in(tmp_path / "scores")) == 7
+    assert store.compact(above=7) == 0 and len(files_in(tmp_path / "scores" / "alc")) == 7
     assert store.compact(above=6) == 7
 
 
@@ -239,8 +227,8 @@ def test_a_crash_during_compaction_loses_and_duplicates_nothing(tmp_path, monkey
         assert not reopened.damaged  # a crash is not damage: the parts it left are whole
         reopened.compact()
     same_as_before()
-    assert len(files_in(tmp_path / "scores")) == 2 and files_in(tmp_path / "scores") == files_in(tmp_path / "predictions")
-    assert pd.read_parquet(tmp_path / "scores")["scenario_id"].is_unique
+    assert len(files_in(tmp_path / "scores" / "alc")) == 2 and files_in(tmp_path / "scores" / "alc") == files_in(tmp_path / "predictions")
+    assert pd.read_parquet(tmp_path / "scores" / "alc")["scenario_id"].is_unique
 
 
 def test_reopening_removes_the_pairs_damaged_since_they_were_written(tmp_path):
@@ -250,9 +238,9 @@ def test_reopening_removes_the_pairs_damaged_since_they_were_written(tmp_path):
     (tmp_path / "predictions" / "part-00000003.parquet").write_bytes(b"")
     reopened = reopen(tmp_path)
     assert [(damage.part, damage.scenarios) for damage in reopened.damaged] == [("part-00000002.parquet", 2), ("part-00000003.parquet", 2)]
-    assert reopened.damaged[0].reason == "scores/part-00000002.parquet and its predictions hold 2 and 1 rows, not the 2 and 6 written"
+    assert reopened.damaged[0].reason == "predictions/part-00000002.parquet holds 1 row, not the 6 written"
     assert reopened.damaged[1].reason.startswith("predictions/part-00000003.parquet cannot be read (") and "0 bytes" in reopened.damaged[1].reason
-    assert files_in(tmp_path / "scores") == ["part-00000001.parquet"] == files_in(tmp_path / "predictions")
+    assert files_in(tmp_path / "scores" / "alc") == ["part-00000001.parquet"] == files_in(tmp_path / "predictions")
     assert reopened.completed() == {scenario(0), scenario(1)} and not reopen(tmp_path).damaged
 
 
@@ -286,7 +274,7 @@ class RecordingDataset:
 def recorded_scans(monkeypatch):
     RecordingDataset.scans = []
     real = ds.dataset
-    monkeypatch.setattr(results_parts.ds, "dataset", lambda *args, **kwargs: RecordingDataset(real(*args, **kwargs)))
+    monkeypatch.setattr(results_scan.ds, "dataset", lambda *args, **kwargs: RecordingDataset(real(*args, **kwargs)))
     return RecordingDataset.scans
 
 
@@ -303,8 +291,10 @@ def test_filters_are_applied_by_pyarrow(mixed_store, recorded_scans):
     alc = read_scores(mixed_store.files.url, columns=["scenario_id", "alc"], filters=[("family", "==", "alc")])
     assert list(alc.columns) == ["scenario_id", "alc"] and sorted(alc["alc"]) == [0.1, 0.3, 0.5, 0.7, 0.9]
     assert str(recorded_scans[-1]["filter"]) == '(family == "alc")' and recorded_scans[-1]["columns"] == ["scenario_id", "alc"]
-    high = mixed_store.read_scores(filters=pc.field("alc") > 0.75)
-    assert sorted(high["scenario_id"]) == [scenario(8), scenario(9)]
+    high = mixed_store.read_scores(filters=pc.field("alc") > 0.6)  # a column of one family: null in the others' rows
+    assert sorted(high["scenario_id"]) == [scenario(7), scenario(9)]
+    risky = read_scores(mixed_store.files.url, "singling_out", filters=pc.field("privacy_risk") > 0.5)
+    assert sorted(risky["scenario_id"]) == [scenario(6), scenario(8)] and "alc" not in risky.columns
 
 
 def test_a_bad_filter_names_the_folder_and_the_column(mixed_store):
@@ -319,9 +309,9 @@ def test_predictions_are_selected_by_pyarrow(mixed_store, recorded_scans):
 
 
 def test_completed_reads_only_the_id_and_status(tmp_path):
-    (tmp_path / "scores").mkdir()
+    (tmp_path / "scores" / "alc").mkdir(parents=True)
     broken = pd.DataFrame({"scenario_id": [scenario(0), scenario(1)], "status": ["ok", "failed"], "alc": ["not a number", None]})
-    broken.to_parquet(tmp_path / "scores" / "part-00000001.parquet")
+    broken.to_parquet(tmp_path / "scores" / "alc" / "part-00000001.parquet")
     with pytest.raises(ResultsError, match=r"scores of .*: cannot read every column: .*'not a number'"):
         read_scores(tmp_path)  # the measure column cannot be read...
     assert ResultStore(tmp_path).completed() == {scenario(0)}  # ...and completed() never reads it
@@ -331,7 +321,7 @@ def test_a_store_on_an_fsspec_url(tmp_path):
     url = "memory://alc-dask-tests/out"
     with ResultStore.create(url, MANIFEST, part_scenarios=2) as store:
         write_all(store, range(5))
-    assert sorted(results_files.Files(url).names("/alc-dask-tests/out/scores")) == [f"part-{n:08d}.parquet" for n in (1, 2, 3)]
+    assert sorted(results_files.Files(url).names("/alc-dask-tests/out/scores/alc")) == [f"part-{n:08d}.parquet" for n in (1, 2, 3)]
     assert len(read_scores(url)) == 5 and len(read_predictions(url, [scenario(4)])) == 3
     with ResultStore.create(url, MANIFEST) as store:
         assert store.completed() == {scenario(n) for n in range(5)}

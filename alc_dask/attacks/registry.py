@@ -1,20 +1,24 @@
-"""Attacks by name, so job files can name them and users can add their own.
+"""Attacks by name, so job files can name them and users can add their own; families ask for the
+attacks of their kind (``AttackKind``).
 
-An attack is any object with ``predict(release, secret, known, target_rows, source=..., client=...)``
-returning ``Predictions`` (codes, confidence, abstained), one per target row; it may also have
-``check(release, secret, known, tolerance)`` raising ``ScenarioError`` for a scenario it cannot
-attack, which job loading calls so that ``plan`` refuses it. Two ways in: a package's entry point
-in the ``alc_dask.attacks`` group, as this package registers its own (found in every process, so
-by every worker of a cluster that has the package installed); and ``register_attack`` in your
-own process, whose attacks the engine sends along with a job's tasks to every worker. Building one is cheap
-(scikit-learn style: the constructor only stores and checks its parameters), so job files are
-checked by building their attacks at load. An installed attack's module is imported when
-it is first built, and should import its heavy libraries (Numba, Dask) only when it predicts.
+An attack follows ``alc_dask.attacks.base``: a class whose constructor takes its parameters and
+whose ``kind`` says what it is asked. Two ways in: a package's entry point in the
+``alc_dask.attacks`` group, as this package registers its own (found in every process, so by every
+worker of a cluster that has the package installed); and ``register_attack`` in your own process,
+whose attacks the engine sends along with a job's tasks to every worker. Building one is cheap, so
+job files are checked by building their attacks at load. An installed attack's module is imported
+when it is first built (or its kind asked), and should import its heavy libraries (Numba, Dask)
+only when it prepares or answers.
+
+A factory without a ``kind`` (a function, or a class of the earlier contract) is taken as an
+attribute-inference attack; an object it builds that is no ``Attack`` but has the earlier
+``predict(release, secret, known, target_rows, ...)`` is run through ``PlainPredictor``.
 """
 
 import inspect
 from collections.abc import Callable
 
+from alc_dask.attacks.base import Attack, AttackKind
 from alc_dask.measure import SettingError
 from alc_dask.plugins import installed, load_object
 
@@ -40,23 +44,46 @@ def ensure_registered(attacks: dict[str, Callable[..., object]]) -> None:
         _REGISTERED.setdefault(name, factory)
 
 
-def attack_names() -> list[str]:
-    return sorted({*_REGISTERED, *installed(ATTACK_GROUP)})
+def attack_names(kind: AttackKind | None = None) -> list[str]:
+    """Every attack's name, or those of one kind (their modules imported to read it)."""
+    names = sorted({*_REGISTERED, *installed(ATTACK_GROUP)})
+    return names if kind is None else [name for name in names if _kind_of(_factory(name)) is kind]
 
 
-def build_attack(name: str, **params):
-    """The attack ``name`` built with ``params``; a ``SettingError`` names the name or the parameter at fault."""
+def build_attack(name: str, kind: AttackKind | None = None, /, **params) -> Attack:
+    """The attack ``name`` built with ``params``, of ``kind`` when one is asked for; a ``SettingError``
+    names the name (unknown, or of another kind, with the known attacks of the kind) or the parameter at fault."""
     factory = _factory(name)
     if factory is None:
-        known = ", ".join(attack_names())
-        raise SettingError("name", name, f"a known attack: {known}", f"unknown attack {name!r}; known attacks: {known}")
+        known = ", ".join(attack_names(kind))
+        raise SettingError("name", name, f"a known {_described(kind)}: {known}", f"unknown {_described(kind)} {name!r}; known: {known}")
+    if kind is not None and _kind_of(factory) is not kind:
+        _refuse_kind(name, kind, _kind_of(factory))
     _check_accepted(name, factory, params)
     try:
-        return factory(**params)
+        built = factory(**params)
     except SettingError as error:
         raise SettingError(f"params.{error.field}", error.value, error.expected) from None
     except (TypeError, ValueError) as error:
         raise SettingError("params", params, f"parameters attack {name!r} accepts ({error})") from None
+    built = _as_attack(name, built)
+    if kind is not None and built.kind is not kind:
+        _refuse_kind(name, kind, built.kind)
+    return built
+
+
+def _described(kind: AttackKind | None) -> str:
+    return "attack" if kind is None else f"{kind} attack"
+
+
+def _refuse_kind(name: str, kind: AttackKind, other: AttackKind):
+    known = ", ".join(attack_names(kind))
+    raise SettingError(
+        "name",
+        name,
+        f"one of the {kind} attacks: {known} ({name!r} is for {other})",
+        f"attack {name!r} is for {other}, not {kind}; known {kind} attacks: {known}",
+    )
 
 
 def _factory(name: str) -> Callable[..., object] | None:
@@ -65,6 +92,20 @@ def _factory(name: str) -> Callable[..., object] | None:
         return _REGISTERED[name]
     target = installed(ATTACK_GROUP).get(name)
     return None if target is None else load_object(target)
+
+
+def _kind_of(factory) -> AttackKind:
+    return getattr(factory, "kind", AttackKind.ATTRIBUTE)
+
+
+def _as_attack(name: str, built) -> Attack:
+    if isinstance(built, Attack):
+        return built
+    if callable(getattr(built, "predict", None)):
+        from alc_dask.attacks.legacy import PlainPredictor
+
+        return PlainPredictor(built)
+    raise TypeError(f"attack {name!r} built a {type(built).__name__}, which is no alc_dask.attacks.base.Attack (nor has the earlier predict method)")
 
 
 def _check_accepted(name: str, factory: Callable[..., object], params: dict) -> None:

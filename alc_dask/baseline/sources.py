@@ -4,6 +4,8 @@
 - ``prior`` (the paper's comparison): the attack itself, run on a swap-anonymized copy of the
   original minus the block.
 - ``control`` (Anonymeter style): the attack run on held-out control records against the release.
+
+The last two ask the scenario's attack through its ``Attacker`` (``alc_dask.families.alc.loop.attacker``).
 """
 
 from dataclasses import replace
@@ -84,9 +86,8 @@ class PriorBaseline:
     expected_prc = None
     note = None
 
-    def __init__(self, release: Release, secret: str, known, attack, swap_fraction: float, seed: int, scoring):
-        self.release, self.secret, self.known, self.attack = release, secret, list(known), attack
-        self.swap_fraction, self.seed, self.scoring = swap_fraction, seed, scoring
+    def __init__(self, release: Release, attacker, swap_fraction: float, seed: int, scoring):
+        self.release, self.attacker, self.swap_fraction, self.seed, self.scoring = release, attacker, swap_fraction, seed, scoring
 
     def start_block(self, block: np.ndarray) -> None:
         outside = np.ones(self.release.original.n_rows, dtype=bool)
@@ -95,7 +96,7 @@ class PriorBaseline:
         self._stand_in = replace(self.release, anonymized=(swapped,))
 
     def predict(self, rows: np.ndarray, pair_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        predictions = self.attack.predict(self._stand_in, self.secret, self.known, rows, **self.scoring.attack_options)
+        predictions = self.attacker.predict(self._stand_in, rows)
         return self.scoring.predicted(predictions), predictions.confidence
 
     def truth(self, rows: np.ndarray, pair_index: np.ndarray) -> np.ndarray:
@@ -109,11 +110,10 @@ class ControlBaseline:
     expected_prc = None
     note = None
 
-    def __init__(self, release: Release, secret: str, known, attack, seed: int, scoring, client=None):
+    def __init__(self, release: Release, attacker, seed: int, scoring, client=None):
         if release.control is None:
             raise ScenarioError("baseline 'control' needs a release with a control table")
-        self.release, self.secret, self.known, self.attack, self.client = release, secret, list(known), attack, client
-        self.scoring = scoring
+        self.release, self.attacker, self.scoring, self.client = release, attacker, scoring, client
         self.order = stream(seed, "control targets").permutation(release.control.n_rows)
 
     @property
@@ -124,10 +124,7 @@ class ControlBaseline:
         pass
 
     def predict(self, rows: np.ndarray, pair_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        control_rows = self.order[pair_index]
-        predictions = self.attack.predict(
-            self.release, self.secret, self.known, control_rows, source="control", client=self.client, **self.scoring.attack_options
-        )
+        predictions = self.attacker.predict(self.release, self.order[pair_index], source="control", client=self.client)
         return self.scoring.predicted(predictions), predictions.confidence
 
     def truth(self, rows: np.ndarray, pair_index: np.ndarray) -> np.ndarray:

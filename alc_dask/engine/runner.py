@@ -22,7 +22,7 @@ from alc_dask.engine.task import JobContext, failed_outcome, run_scenarios, skip
 from alc_dask.families import get_family
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
 from alc_dask.results import COMPACT_ABOVE, ResultStore
-from alc_dask.results.parts import Damage
+from alc_dask.results.check import Damage
 
 
 def run_job(

@@ -33,7 +33,7 @@ class JobContext:
 @dataclass(frozen=True)
 class ScenarioOutcome:
     scores: dict
-    """Column: value, in the columns of ``alc_dask.results.scores_schema()``."""
+    """Column: value, in the columns of its family's scores table (``alc_dask.results.family_schema``)."""
     predictions: pa.Table | None
     """One row per prediction (``PREDICTIONS``) for families that predict per target; None otherwise or when it failed."""
 

@@ -35,6 +35,14 @@ def field_error(error: SettingError) -> PydanticCustomError:
     return PydanticCustomError(INVALID_FIELD, "{field} must be {expected}", {"field": error.field, "expected": error.expected, "value": error.value})
 
 
+def column(name: str, type: pa.DataType, description: str) -> pa.Field:
+    """A field of a results table with its one-line description (field metadata ``description``),
+    from which the README's column lists are generated (``python -m alc_dask.results.columns``)."""
+    import pyarrow as pa
+
+    return pa.field(name, type, metadata={"description": description})
+
+
 class FamilyParams(BaseModel):
     """Base of every family's parameters: unknown keys are errors, values are frozen."""
 
@@ -74,7 +82,8 @@ class EvaluationFamily:
     """One kind of privacy evaluation.
 
     Subclasses set ``name`` (what a job's ``family:`` says), ``Params`` (a ``FamilyParams``
-    model), ``fields`` (the pyarrow fields of the measures they write) and ``headline`` (the field
+    model), ``fields`` (the pyarrow fields of the measures they write, each described: see
+    ``column``; the results hold them in a table of the family's own) and ``headline`` (the field
     summaries rank by and audits compare: higher means more exposed), and implement ``check``,
     ``evaluate``, ``labels`` and ``check_examples`` (the entries ``alc_dask.testing.check_family``
     checks the contract with). A ``risk`` field (a label of ``alc_dask.measure.LABELS``) is in

@@ -18,9 +18,9 @@ def section_for(family: str, scores: pd.DataFrame) -> Section:
 
 def _columns_of(family: str) -> set[str]:
     """The identity columns and the family's own measures (not the other families')."""
-    from alc_dask.results.schema import IDENTITY
+    from alc_dask.results.schema import family_schema
 
-    return {field.name for field in (*IDENTITY, *get_family(family).fields)}
+    return set(family_schema(family).names)
 
 
 def with_family(scores: pd.DataFrame) -> pd.DataFrame:

@@ -1,9 +1,9 @@
 """Outcomes waiting to be written as one part.
 
-A row of scores is kept as a record and the part's scores table is built once, column by column,
-when the part is written: converting a wide one-row frame costs milliseconds, a column of 500
-values hardly more than one. A record that does not fit the schema is left out of its part with an
-error naming its scenario and column, so that it cannot hold back the others.
+A row of scores is kept as a record and the part's scores tables (one per family) are built once,
+column by column, when the part is written: converting a wide one-row frame costs milliseconds, a
+column of 500 values hardly more than one. A record that does not fit its family's schema is left
+out of its part with an error naming its scenario and column, so that it cannot hold back the others.
 """
 
 import time
@@ -11,8 +11,9 @@ import time
 import pandas as pd
 import pyarrow as pa
 
+from alc_dask.results.counting import DONE
 from alc_dask.results.manifest import ResultsError
-from alc_dask.results.parts import DONE
+from alc_dask.results.schema import family_schema
 
 
 class PartBuffer:
@@ -40,12 +41,20 @@ class PartBuffer:
         self.rows += (predictions.num_rows if predictions is not None else 0) - (previous[1].num_rows if previous and previous[1] is not None else 0)
         self.outcomes[scenario] = (record, predictions)
 
-    def tables(self, schema: pa.Schema) -> tuple[pa.Table, pa.Table | None, dict[str, str]]:
-        """The part's scores and predictions, sorted by scenario so that filters skip row groups, and
-        the scenarios left out, with why."""
-        scores, rejected = records_table([record for record, _ in self.outcomes.values()], schema)
+    def tables(self) -> tuple[dict[str, pa.Table], pa.Table | None, dict[str, str]]:
+        """The part's scores per family (in the family's schema) and its predictions, sorted by scenario
+        so that filters skip row groups, and the scenarios left out, with why."""
+        by_family: dict[str, list[dict]] = {}
+        for record, _ in self.outcomes.values():
+            by_family.setdefault(record["family"], []).append(record)
+        scores, rejected = {}, {}
+        for family, records in by_family.items():
+            table, left_out = records_table(records, family_schema(family))
+            rejected |= left_out
+            if table.num_rows:
+                scores[family] = table.sort_by("scenario_id")
         predictions = [table for scenario, (_, table) in self.outcomes.items() if table is not None and scenario not in rejected]
-        return scores.sort_by("scenario_id"), pa.concat_tables(predictions).sort_by("scenario_id") if predictions else None, rejected
+        return scores, pa.concat_tables(predictions).sort_by("scenario_id") if predictions else None, rejected
 
 
 def records_table(records: list[dict], schema: pa.Schema) -> tuple[pa.Table, dict[str, str]]:

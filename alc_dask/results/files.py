@@ -1,16 +1,13 @@
 """Files of results and reports on any fsspec file system: a local folder, ``s3://bucket/prefix``, ``memory://``...
 
 A file is never seen half-written. Locally it is written to a hidden temporary name and renamed
-into place (``os.replace`` is atomic). On an object store a PUT is already atomic (an object
-appears whole or not at all), so the final key is written directly: renaming there is a copy.
+into place (see ``atomic``). On an object store a PUT is already atomic (an object appears whole
+or not at all), so the final key is written directly: renaming there is a copy.
 """
 
 import functools
 import os
 import posixpath
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import fsspec
@@ -19,8 +16,8 @@ import pyarrow.parquet as pq
 from fsspec.implementations.local import LocalFileSystem
 
 from alc_dask.errors import MissingPathError, PathError
+from alc_dask.results.atomic import TEMPORARY, link_new, replacing
 
-TEMPORARY = ".tmp-"  # in the name of a local file being written: ``.<name>.tmp-<pid>``
 ROW_GROUP = 64 * 1024
 
 
@@ -139,30 +136,20 @@ class Files:
         if not self.local:
             self.fs.pipe_file(path, data)
             return
-        with self._replacing(path) as temporary, open(temporary, "wb") as handle:
+        with replacing(path) as temporary, open(temporary, "wb") as handle:
             handle.write(data)
 
     @_named_errors
     def create_exclusive(self, path: str, data: bytes) -> bool:
         """Write ``data`` at ``path`` unless a file is there already (then False), atomically: of two
-        processes creating one path at once, exactly one succeeds. Locally a complete temporary file
-        is hard-linked into place; an object store is sent a PUT that only succeeds if the key is new."""
-        if not self.local:
-            try:
-                self.fs.pipe_file(path, data, mode="create")
-            except FileExistsError:
-                return False
-            return True
-        temporary = self._temporary(path)
+        processes creating one path at once, exactly one succeeds. An object store is sent a PUT that
+        only succeeds if the key is new; locally a complete file is hard-linked into place."""
+        if self.local:
+            return link_new(path, data)
         try:
-            with open(temporary, "wb") as handle:
-                handle.write(data)
-            os.link(temporary, path)
+            self.fs.pipe_file(path, data, mode="create")
         except FileExistsError:
             return False
-        finally:
-            with suppress(OSError):
-                os.remove(temporary)
         return True
 
     @_named_errors
@@ -173,7 +160,7 @@ class Files:
             pq.write_table(table, sink, row_group_size=ROW_GROUP)
             self.fs.pipe_file(path, sink.getvalue().to_pybytes())
             return
-        with self._replacing(path) as temporary:
+        with replacing(path) as temporary:
             pq.write_table(table, temporary, row_group_size=ROW_GROUP)
 
     @_named_errors
@@ -189,22 +176,3 @@ class Files:
             for name in self.names(folder):
                 if name.startswith(".") and TEMPORARY in name:
                     self.remove(f"{folder}/{name}")
-
-    @staticmethod
-    @contextmanager
-    def _replacing(path: str) -> Iterator[str]:
-        """A temporary name to write ``path`` at, renamed into place once written, removed if the write fails."""
-        temporary = Files._temporary(path)
-        try:
-            yield temporary
-            os.replace(temporary, path)
-        except BaseException:
-            with suppress(OSError):
-                os.remove(temporary)
-            raise
-
-    @staticmethod
-    def _temporary(path: str) -> str:
-        """A hidden name beside ``path``, of this process and call: two threads writing one file never share it."""
-        folder, name = posixpath.split(path)
-        return f"{folder}/.{name}{TEMPORARY}{os.getpid()}-{uuid.uuid4().hex[:8]}"

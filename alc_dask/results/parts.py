@@ -1,41 +1,29 @@
-"""The parts of a results folder: their names and order, writing a pair, reading rows with pyarrow.
+"""The parts of a results folder: their names and order, writing and removing them.
 
-A part holds the rows of many scenarios and is named ``part-<8-digit sequence>.parquet``, the
-sequence growing with every part written to the folder, so that names sort in write order. The
-predictions part is written before the scores part of the same name: a scenario is complete
-exactly when a scores part holds its row. Folders of earlier versions hold one part per scenario,
-``<scenario id>.parquet``; they are read as older than any numbered part.
-
-A scenario run again (a failed one on a re-run) has a row in a later part too. The row that counts
-is the ``ok`` or ``skipped`` one over a ``failed`` one and, among equals, the one of the latest
-part; the others are superseded, and readers drop them (``compact`` removes them for good).
-
-``parts.json`` lists every pair written, with its rows of scores (its scenarios) and of predictions,
-so that a resumed run can tell a part deleted or cut short since (``check``) from one never written.
-It is updated after a pair is written and before one is removed: a part missing from it (written by
-an earlier version, or just before a crash) is only checked for being whole.
+Each write of buffered outcomes is one part, named ``part-<8-digit sequence>.parquet``, the
+sequence growing with every part written to the folder, so that names sort in write order. A part
+is a scores file per family it holds rows of, ``scores/<family>/<name>``, and the predictions of
+all of them, ``predictions/<name>``, written first: a scenario is complete exactly when a scores
+file holds its row.
 """
 
-import json
-import posixpath
 import re
 import warnings
-from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.dataset as ds
 
+from alc_dask.families import family_names, get_family
+from alc_dask.measure import SettingError
 from alc_dask.results.files import Files
-from alc_dask.results.schema import scores_schema
+from alc_dask.results.listing import Listing
+from alc_dask.results.manifest import ResultsError
+from alc_dask.results.scan import row_keys, written_schema
+from alc_dask.results.schema import family_schema
 
 PART = re.compile(r"part-(\d{8})\.parquet")
-# Per-scenario parts of earlier versions; they may start with "_" or "-" (ids of secrets such as "_x" or "地区").
-LEGACY_PART = re.compile(r"[A-Za-z0-9_]*-[0-9a-f]{10}\.parquet")
-DONE = ("ok", "skipped")  # statuses a re-run does not retry
-LISTING = "parts.json"
+FAMILY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+"""A family's name as a folder name (no separator, never ``.`` or ``..``)."""
 
 
 def part_name(sequence: int) -> str:
@@ -43,184 +31,117 @@ def part_name(sequence: int) -> str:
 
 
 def sequence_of(name: str) -> int:
-    """A numbered part's place in write order; a per-scenario part of earlier versions is older (-1)."""
-    match = PART.fullmatch(name)
-    return int(match[1]) if match else -1
+    """A part's place in write order."""
+    return int(PART.fullmatch(name)[1])
 
 
-def is_part(name: str) -> bool:
-    return bool(PART.fullmatch(name) or LEGACY_PART.fullmatch(name))
+def in_write_order(names) -> list[str]:
+    return sorted(set(names), key=sequence_of)
 
 
-@dataclass(frozen=True)
-class Damage:
-    """A pair of parts that is not as it was written: a file missing, cut short or not holding its rows."""
-
-    part: str
-    scenarios: int | None
-    """How many scenarios the pair held (None when neither the listing nor its scores part says)."""
-    reason: str
+def every_part(present: dict[str, list[str]]) -> list[str]:
+    """The names of the parts of every family of ``present`` (family -> its parts), in write order."""
+    return in_write_order(name for names in present.values() for name in names)
 
 
 class Parts:
-    """The ``scores/`` and ``predictions/`` folders under one root, on any fsspec file system."""
+    """The ``scores/<family>/`` and ``predictions/`` folders under one root, on any fsspec file system."""
 
     def __init__(self, files: Files):
         self.files = files
         self.scores = files.path("scores")
         self.predictions = files.path("predictions")
+        self.listing = Listing(files)
         self._sequence: int | None = None
-        self._listed: dict[str, dict[str, int]] | None = None
+        self._made: set[str] = set()
 
-    def names(self) -> list[str]:
-        """The scores parts in write order; another Parquet file there is named in a warning and left out."""
-        names = []
-        for name in self.files.names(self.scores):
-            if is_part(name):
-                names.append(name)
-            elif name.endswith(".parquet"):
-                warnings.warn(
-                    f"{self.files.show('scores', name)}: not a results part (parts are named part-<number>.parquet, "
-                    "or <scenario id>.parquet by earlier versions); ignored",
-                    stacklevel=3,
-                )
-        return sorted(names, key=lambda name: (sequence_of(name), name))
+    def scores_path(self, family: str, name: str) -> str:
+        return f"{self.scores}/{family}/{name}"
+
+    def predictions_path(self, name: str) -> str:
+        return f"{self.predictions}/{name}"
+
+    def present(self) -> dict[str, list[str]]:
+        """Per family with a folder (registered families in their order, then others by name), its
+        parts in write order; another Parquet file there is named in a warning and left out."""
+        folders = [name for name in self.files.folders(self.scores) if FAMILY.fullmatch(name)]
+        order = {name: index for index, name in enumerate(family_names())}
+        present = {}
+        for family in sorted(folders, key=lambda name: (order.get(name, len(order)), name)):
+            if names := self._part_names(f"{self.scores}/{family}", f"scores/{family}"):
+                present[family] = names
+        for name in self.files.names(self.scores):  # beside the family folders
+            if name.endswith(".parquet"):
+                self._stray("scores", name)
+        return present
 
     def prediction_names(self) -> set[str]:
-        return {name for name in self.files.names(self.predictions) if is_part(name)}
+        return {name for name in self.files.names(self.predictions) if PART.fullmatch(name)}
 
-    def rows(self, names: list[str]) -> pd.DataFrame:
-        """``scenario_id``, ``status`` and ``part`` of every row of the scores parts ``names``; only those two columns are read."""
-        ids, statuses, parts = [], [], []
-        for part, batch in self._scan(self.scores, names, scores_schema(), ["scenario_id", "status"], None):
-            ids.append(batch["scenario_id"].to_numpy(zero_copy_only=False))
-            statuses.append(batch["status"].to_numpy(zero_copy_only=False))
-            parts.append(np.full(batch.num_rows, part, dtype=object))
-        if not ids:
-            return pd.DataFrame({"scenario_id": [], "status": [], "part": []}, dtype=object)
-        return pd.DataFrame({"scenario_id": np.concatenate(ids), "status": np.concatenate(statuses), "part": np.concatenate(parts)})
+    def rows(self, present: dict[str, list[str]]) -> pd.DataFrame:
+        """``scenario_id``, ``status``, ``part`` and ``family`` of every row of the parts ``present`` lists."""
+        frames = [row_keys(self.files, [self.scores_path(family, name) for name in names]).assign(family=family) for family, names in present.items()]
+        return pd.concat(frames, ignore_index=True) if frames else row_keys(self.files, []).assign(family=[])
 
-    def read(self, folder: str, names: list[str], schema: pa.Schema, columns: list[str] | None, filter=None, keep: dict | None = None) -> pa.Table:
-        """Rows of parts ``names``: pyarrow reads only ``columns`` and applies ``filter`` (skipping row groups
-        its statistics rule out). ``keep`` maps a part to the scenarios whose rows count there; other parts count whole."""
-        columns = list(columns or schema.names)
-        projection = pa.schema([schema.field(column) for column in columns])
-        if not names:
-            return projection.empty_table()
-        if not keep:
-            return self._dataset(folder, names, schema).to_table(columns=columns, filter=filter)
-        read = columns if "scenario_id" in columns else [*columns, "scenario_id"]
-        batches = []
-        for part, batch in self._scan(folder, names, schema, read, filter):
-            if part in keep:
-                batch = batch.filter(pc.is_in(batch["scenario_id"], value_set=pa.array(keep[part], pa.string())))
-            batches.append(batch.select(columns))
-        return pa.Table.from_batches(batches, schema=projection)
+    def schema(self, family: str, names: list[str]) -> pa.Schema:
+        """The table of ``family``: as its registered class defines it, else (a family no longer
+        installed) as its parts ``names`` were written."""
+        try:
+            get_family(family)
+        except SettingError:
+            if not names:
+                raise ResultsError(f"no family {family!r} in the results of {self.files.url}; known families: {', '.join(family_names())}") from None
+            return written_schema(self.files, self.scores_path(family, names[0]))
+        return family_schema(family)
 
-    def write(self, scores: pa.Table, predictions: pa.Table | None) -> str:
-        """A new pair of parts: predictions first, so a scores part never lacks its predictions; then listed."""
+    def write(self, scores: dict[str, pa.Table], predictions: pa.Table | None) -> str:
+        """A new part: predictions first, so that no scores file lacks its predictions; then a scores
+        file per family (``scores``: family -> its rows); then listed."""
         name = self.next_name()
         if predictions is not None:
-            self.files.put_table(f"{self.predictions}/{name}", predictions)
-        self.files.put_table(f"{self.scores}/{name}", scores)
-        self._save_listing({**self._listing(), name: {"scenarios": scores.num_rows, "predictions": 0 if predictions is None else predictions.num_rows}})
+            self.files.put_table(self.predictions_path(name), predictions)
+        for family, table in scores.items():
+            if family not in self._made:
+                self.files.makedirs(f"{self.scores}/{family}")
+                self._made.add(family)
+            self.files.put_table(self.scores_path(family, name), table)
+        held = {family: table.num_rows for family, table in scores.items()}
+        self.listing.add(name, {"scores": held, "predictions": 0 if predictions is None else predictions.num_rows})
         return name
 
     def next_name(self) -> str:
-        """After every part of either folder, those of a write that died halfway included."""
+        """After every part of every folder, those of a write that died halfway included."""
         if self._sequence is None:
-            existing = self.files.names(self.scores) + self.files.names(self.predictions)
+            families = [f"{self.scores}/{family}" for family in self.files.folders(self.scores)]
+            existing = [name for folder in (*families, self.predictions) for name in self.files.names(folder) if PART.fullmatch(name)]
             self._sequence = max([0, *map(sequence_of, existing)])
         self._sequence += 1
         return part_name(self._sequence)
 
-    def remove(self, name: str) -> None:
-        """Unlisted, then the scores part: a predictions part without it is never read."""
-        if name in self._listing():
-            self._save_listing({listed: held for listed, held in self._listing().items() if listed != name})
-        self.files.remove(f"{self.scores}/{name}")
-        self.files.remove(f"{self.predictions}/{name}")
-
-    def check(self) -> list[Damage]:
-        """Every pair listed or present, from its Parquet footers alone (not its data): damaged when a
-        file it should have is missing, cannot be read, or holds other than the rows listed. The listing
-        then names the sound pairs (with those written before it was kept)."""
-        listed, present, predicted = self._listing(), set(self.names()), self.prediction_names()
-        sound, damages = {}, []
-        for name in sorted(set(listed) | present, key=lambda name: (sequence_of(name), name)):
-            held = self._held(name, listed.get(name), name in predicted)
-            if isinstance(held, Damage):
-                damages.append(held)
-            else:
-                sound[name] = held
-        if sound != listed:
-            self._save_listing(sound)
-        return damages
-
-    def _held(self, name: str, listed: dict[str, int] | None, predicted: bool) -> dict[str, int] | Damage:
-        """The rows of pair ``name`` as its footers give them, or its damage."""
-        scenarios = self._footer_rows(self.scores, name)
-        if isinstance(scenarios, str):
-            return Damage(name, None if listed is None else listed["scenarios"], f"scores/{name} {scenarios}")
-        predictions = self._footer_rows(self.predictions, name) if predicted or (listed and listed["predictions"]) else 0
-        if isinstance(predictions, str):
-            return Damage(name, scenarios, f"predictions/{name} {predictions}")
-        held = {"scenarios": scenarios, "predictions": predictions}
-        if listed is not None and held != listed:
-            written = f"{listed['scenarios']} and {listed['predictions']}"
-            return Damage(name, scenarios, f"scores/{name} and its predictions hold {scenarios} and {predictions} rows, not the {written} written")
-        return held
-
-    def _footer_rows(self, folder: str, name: str) -> int | str:
-        """Rows of a part, from its footer; or what is wrong with it."""
-        try:
-            return self.files.footer_rows(f"{folder}/{name}")
-        except FileNotFoundError:
-            return "is missing"
-        except OSError as error:  # cut short, or not Parquet
-            return f"cannot be read ({error})"
-
-    def _listing(self) -> dict[str, dict[str, int]]:
-        if self._listed is None:
-            path = self.files.path(LISTING)
-            try:
-                self._listed = json.loads(self.files.read_bytes(path)) if self.files.exists(path) else {}
-            except ValueError:  # cut short: ``check`` rebuilds it from the parts present
-                self._listed = {}
-        return self._listed
-
-    def _save_listing(self, listed: dict[str, dict[str, int]]) -> None:
-        self.files.put_bytes(self.files.path(LISTING), json.dumps(listed, sort_keys=True).encode())
-        self._listed = listed
+    def remove(self, name: str, families: list[str] | None = None) -> None:
+        """Unlisted, then its scores files (of ``families``, default every family's), then its
+        predictions: a predictions file without scores files is never read."""
+        self.listing.discard(name)
+        for family in self.files.folders(self.scores) if families is None else families:
+            self.files.remove(self.scores_path(family, name))
+        self.files.remove(self.predictions_path(name))
 
     def remove_leftovers(self) -> None:
-        """Temporary files and predictions parts whose scores part was never written (a write that died)."""
-        for folder in (self.scores, self.predictions):
+        """Temporary files, and predictions whose scores files were never written (a write that died)."""
+        for folder in (self.scores, *(f"{self.scores}/{family}" for family in self.files.folders(self.scores)), self.predictions):
             self.files.remove_temporaries(folder)
-        complete = set(self.files.names(self.scores))
+        complete = set(every_part(self.present()))
         for name in self.prediction_names() - complete:
-            self.files.remove(f"{self.predictions}/{name}")
+            self.files.remove(self.predictions_path(name))
 
-    def _dataset(self, folder: str, names: list[str], schema: pa.Schema) -> ds.Dataset:
-        """Exactly these files, never a scan of the folder (dataset discovery skips names starting with ``_``)."""
-        return ds.dataset([f"{folder}/{name}" for name in names], schema=schema, format="parquet", filesystem=self.files.fs)
+    def _part_names(self, folder: str, shown: str) -> list[str]:
+        names = []
+        for name in self.files.names(folder):
+            if PART.fullmatch(name):
+                names.append(name)
+            elif name.endswith(".parquet"):
+                self._stray(shown, name)
+        return in_write_order(names)
 
-    def _scan(self, folder: str, names: list[str], schema: pa.Schema, columns: list[str], filter):
-        """(part name, record batch) pairs."""
-        if not names:
-            return
-        for tagged in self._dataset(folder, names, schema).scanner(columns=columns, filter=filter).scan_batches():
-            yield posixpath.basename(tagged.fragment.path), tagged.record_batch
-
-
-def resolve(rows: pd.DataFrame, names: list[str]) -> tuple[pd.Series, dict[str, list[str]]]:
-    """The part of each scenario's row that counts (``names`` in write order), and, for each part
-    holding a superseded row, the scenarios whose rows count there."""
-    position = {name: index for index, name in enumerate(names)}
-    ranked = rows.assign(done=rows["status"].isin(DONE), order=rows["part"].map(position)).sort_values(["done", "order"], kind="stable")
-    counting = ranked.drop_duplicates("scenario_id", keep="last")
-    holding = set(ranked.drop(counting.index)["part"])
-    keep = {part: [] for part in holding}
-    for part, group in counting[counting["part"].isin(holding)].groupby("part"):
-        keep[part] = group["scenario_id"].tolist()
-    return counting.set_index("scenario_id")["part"], keep
+    def _stray(self, folder: str, name: str) -> None:
+        warnings.warn(f"{self.files.show(folder, name)}: not a results part (parts are scores/<family>/part-<number>.parquet); ignored", stacklevel=4)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from alc_dask import __version__
+
 
 def identity_row(job: str, release: str, scenario) -> dict:
-    """The columns that say which evaluation a row is, where it ran and when it finished."""
+    """The columns that say which evaluation a row is, where it ran, when it finished and which version wrote it."""
     return {
         **scenario.family.labels(),
         "job": job,
@@ -19,6 +21,7 @@ def identity_row(job: str, release: str, scenario) -> dict:
         "seed": scenario.seed,
         "worker": _worker_name(),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "version": __version__,
     }
 
 

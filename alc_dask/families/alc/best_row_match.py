@@ -16,18 +16,31 @@ met first among the matches, which depends on the table's row order.)
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from alc_dask.attacks.base import ABSTAINED, Predictions
-from alc_dask.data import Release, ScenarioError
+from alc_dask.attacks.base import ABSTAINED, AttributeAttack, AttributeTask, Predictions, TargetBlock
+from alc_dask.data import Column, Release, ScenarioError
 from alc_dask.data.partitioned import SPLIT_EVERY
 from alc_dask.measure._checks import check_count
 
 
-class BestRowMatch:
+@dataclass(frozen=True, eq=False)
+class MatchedTables:
+    """What every batch of a scenario's targets is matched against: the usable anonymized tables (none:
+    every target abstains), the secret's column and the known columns' names; and the secret's count
+    per code in the tables (ties go to the more frequent value) or, predicting numbers, the values
+    it takes there."""
+
+    tables: tuple
+    secret: Column
+    known: list[str]
+    frequency: np.ndarray | None = None
+    points: object = None
+
+
+class BestRowMatch(AttributeAttack):
     """Predict a target's secret from its best-matching anonymized rows.
 
     Parameters follow scikit-learn: set here, never learned. Targets are searched `batch_size` at
@@ -40,66 +53,67 @@ class BestRowMatch:
         check_count("split_every", split_every, minimum=2)  # fewer never reduces the partitions
         self.batch_size = batch_size
         self.split_every = split_every
-        self._frequencies: dict[tuple, np.ndarray] = {}  # a scenario predicts batch after batch
 
-    def predict(self, release: Release, secret: str, known: Sequence[str], target_rows, source: str = "original", client=None, tolerance=None) -> Predictions:
-        """Predictions for the rows `target_rows` of the original (or `source="control"`) table.
+    def prepare(self, release: Release, task: AttributeTask) -> MatchedTables:
+        """The tables to search and the secret's counts in them.
 
-        Raises `ScenarioError` when the scenario does not fit the release (see
-        `Release.usable_tables`); abstains on every target when no table holds both the secret
-        and a known column.
+        Raises `ScenarioError` when the scenario does not fit the release (see `Release.usable_tables`).
         """
-        from alc_dask.neighbors.best_match import best_matches, secret_frequencies  # Numba's: imported to search, not to build or check
+        from alc_dask.neighbors.best_match import secret_frequencies, secret_value_points  # Numba's: imported to search, not to build or check
 
         if not release.anonymized:
             raise ScenarioError(
                 "best_row_match: the release has no anonymized table to match rows in (a group-anonymized release is attacked by bayesian_group)"
             )
-        tables = release.usable_tables(secret, known)
-        targets = release.targets(target_rows, source)
+        tables = release.usable_tables(task.secret, task.known)
+        column, known = release.column(task.secret), [release.column(c).name for c in task.known]
         if not tables:
-            n = targets.n_rows
+            return MatchedTables((), column, known)
+        if task.tolerance is not None:
+            return MatchedTables(tables, column, known, points=secret_value_points(tables, column))
+        return MatchedTables(tables, column, known, frequency=secret_frequencies(tables, column))
+
+    def predict(self, prepared: MatchedTables, targets: TargetBlock) -> Predictions:
+        """Predictions for the targets; every one abstains when no table holds both the secret and a known column."""
+        from alc_dask.neighbors.best_match import best_matches
+
+        release, tolerance = targets.release, targets.task.tolerance
+        rows = release.targets(targets.rows, targets.source)
+        if not prepared.tables:
+            n = rows.n_rows
             return Predictions(np.full(n, ABSTAINED, dtype=np.int32), np.zeros(n), np.ones(n, dtype=bool), np.full(n, np.nan) if tolerance else None)
-        known_names = [release.column(c).name for c in known]
         if tolerance is not None:
-            return self._numbers(release, secret, known_names, tables, targets, tolerance, client)
-        column = release.column(secret)
-        key = (id(release), column.name, tuple(sorted(known)))
-        if key not in self._frequencies:
-            self._frequencies[key] = secret_frequencies(tables, column)
-        frequency = self._frequencies[key]
-        row_ids = _row_ids(target_rows, release, source)
-        salt = zlib.crc32(f"{source}:{column.name}".encode())
+            return self._numbers(prepared, release, rows, tolerance, targets.client)
+        column = prepared.secret
+        row_ids = _row_ids(targets.rows, release, targets.source)
+        salt = zlib.crc32(f"{targets.source}:{column.name}".encode())
         codes, confidence = [np.empty(0, dtype=np.int32)], [np.empty(0)]
-        for start in range(0, targets.n_rows, self.batch_size):
-            batch = targets.rows(slice(start, start + self.batch_size))
-            matches = best_matches(batch, tables, column, known_names, client=client, split_every=self.split_every)
-            modal_code = modal_codes(matches.histogram, frequency, row_ids[start : start + self.batch_size], salt)
+        for start in range(0, rows.n_rows, self.batch_size):
+            batch = rows.rows(slice(start, start + self.batch_size))
+            matches = best_matches(batch, prepared.tables, column, prepared.known, client=targets.client, split_every=self.split_every)
+            modal_code = modal_codes(matches.histogram, prepared.frequency, row_ids[start : start + self.batch_size], salt)
             modal = np.take_along_axis(matches.histogram, modal_code[:, None], axis=1)[:, 0]
             codes.append(modal_code)
             fraction = modal / matches.histogram.sum(axis=1)
             confidence.append(np.array([round(float(c), 3) for c in (1.0 - matches.distance) * fraction]))
-        return Predictions(np.concatenate(codes), np.concatenate(confidence), np.zeros(targets.n_rows, dtype=bool))
+        return Predictions(np.concatenate(codes), np.concatenate(confidence), np.zeros(rows.n_rows, dtype=bool))
 
-    def _numbers(self, release: Release, secret: str, known: list[str], tables, targets, tolerance, client) -> Predictions:
+    def _numbers(self, prepared: MatchedTables, release: Release, rows, tolerance, client) -> Predictions:
         """The median of the matches' values; confidence ``(1 - d_min) * share of matches within the
         tolerance of that median``, the numeric counterpart of the modal share."""
-        from alc_dask.neighbors.best_match import best_matches, secret_value_points
+        from alc_dask.neighbors.best_match import best_matches
 
-        column = release.column(secret)
-        key = (id(release), column.name, "values")
-        if key not in self._frequencies:
-            self._frequencies[key] = secret_value_points(tables, column)
-        points = self._frequencies[key]
-        span = release.value_span(secret)
+        column, points = prepared.secret, prepared.points
+        span = release.value_span(column.name)
         as_points = replace(column, bins=points)
         values, confidence = [np.empty(0)], [np.empty(0)]
-        for start in range(0, targets.n_rows, self.batch_size):
-            matches = best_matches(targets.rows(slice(start, start + self.batch_size)), tables, as_points, known, client=client, split_every=self.split_every)
+        for start in range(0, rows.n_rows, self.batch_size):
+            batch = rows.rows(slice(start, start + self.batch_size))
+            matches = best_matches(batch, prepared.tables, as_points, prepared.known, client=client, split_every=self.split_every)
             median, share = median_of_matches(matches.histogram, points.points, tolerance, span, column.origin)
             values.append(median)
             confidence.append(np.array([round(float(c), 3) for c in (1.0 - matches.distance) * share]))
-        n = targets.n_rows
+        n = rows.n_rows
         return Predictions(np.full(n, ABSTAINED, dtype=np.int32), np.concatenate(confidence), np.zeros(n, dtype=bool), np.concatenate(values))
 
 

@@ -12,47 +12,74 @@ import json
 import numpy as np
 import pyarrow as pa
 
-from alc_dask.attacks.registry import build_attack
+from alc_dask.attacks.base import AttributeTask
 from alc_dask.baseline import BaselineSettings
 from alc_dask.data import ColumnKind, ScenarioError
 from alc_dask.families.alc.entries import GENERATORS, AlcJobSettings, ExplicitScenario
 from alc_dask.families.alc.loop import AttackResult, run_attack
 from alc_dask.families.alc.params import AlcParams
 from alc_dask.families.alc.settings import to_settings
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, column
 from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, Tolerance, risk_label
 
+PRC_MEASURES = {
+    "n": "predictions kept at the best cut",
+    "attempts": "targets predicted for (the recall's denominator)",
+    "correct": "right predictions among those kept",
+    "precision": "precision of the kept predictions: the midpoint of its Wilson interval",
+    "measured_precision": "precision of the kept predictions as measured: correct / n",
+    "recall": "share of the targets kept at the cut",
+    "interval_low": "lower end of the precision's Wilson interval",
+    "interval_high": "upper end of the precision's Wilson interval",
+    "interval_width": "width of the precision's Wilson interval",
+    "prc": "precision-recall coefficient of the cut (what the ALC compares)",
+    "confidence_cut": "lowest confidence kept (NaN when nothing is kept)",
+}
+"""What each figure of a precision/recall measure (``PrcResult``) says; the columns prefix it with whose measure it is."""
 
-def _prc_fields(prefix: str) -> list[pa.Field]:
+MATCHED_COVERAGE = {
+    "pi": "precision improvement at matched coverage: (attack precision - baseline precision) / (1 - baseline precision)",
+    "pi_low": "lower end of the precision improvement's interval",
+    "pi_high": "upper end of the precision improvement's interval",
+    "pi_coverage": "share of the targets the attack predicted for at its best cut (the baseline is measured on the same)",
+    "pi_attack_precision": "the attack's precision on the targets it predicted for",
+    "pi_base_precision": "the baseline's precision on exactly the targets the attack predicted for",
+    "pi_base_precision_low": "lower end of that baseline precision's Wilson interval",
+    "pi_base_precision_high": "upper end of that baseline precision's Wilson interval",
+    "pi_vulnerable": "precision improvement above 0 and no cut of the baseline as precise on at least as many targets",
+}
+
+
+def _prc_fields(prefix: str, whose: str) -> list[pa.Field]:
     counts = {"n", "attempts", "correct"}
-    return [pa.field(prefix + name, pa.int64() if name in counts else pa.float64()) for name in PrcResult.__dataclass_fields__]
+    return [column(prefix + name, pa.int64() if name in counts else pa.float64(), f"{whose}: {PRC_MEASURES[name]}") for name in PrcResult.__dataclass_fields__]
 
 
 ALC_FIELDS = (
-    pa.field("secret", pa.string()),
-    pa.field("known", pa.string()),  # JSON list, sorted
-    pa.field("attack", pa.string()),
-    pa.field("attack_params", pa.string()),  # JSON
-    pa.field("baseline", pa.string()),
-    pa.field("targets", pa.string()),  # JSON selector or null
-    pa.field("tolerance", pa.string()),  # JSON, for a continuous secret scored within a tolerance
-    pa.field("alc", pa.float64()),
-    pa.field("risk", pa.string()),
-    pa.field("model", pa.string()),
-    pa.field("expected_base_prc", pa.float64()),
-    pa.field("baseline_note", pa.string()),  # fewer trees or rows than asked for, and why
-    pa.field("halt_code", pa.string()),
-    *_prc_fields("base_"),
-    pa.field("floor_prc", pa.float64()),  # always guessing the most common value, on the same targets
-    *_prc_fields("attack_"),
-    pa.field("alc_full_recall", pa.float64()),
-    pa.field("risk_full_recall", pa.string()),
-    *_prc_fields("attack_full_recall_"),
-    *(pa.field(name, pa.bool_() if name == "pi_vulnerable" else pa.float64()) for name in MatchedCoverage.none().to_dict()),
-    pa.field("pairs", pa.int64()),
-    pa.field("abstentions", pa.int64()),
-    pa.field("recall_basis", pa.string()),
-    pa.field("seconds", pa.float64()),  # the scenario's own work
+    column("secret", pa.string(), "the column the attack infers"),
+    column("known", pa.string(), "the columns the attacker knows, as a sorted JSON list"),
+    column("attack", pa.string(), "the attack's registered name"),
+    column("attack_params", pa.string(), "the attack's parameters, as JSON"),
+    column("baseline", pa.string(), "the baseline the attack is measured against: ml, prior or control"),
+    column("targets", pa.string(), "the target selector, as JSON (null: every original row may be a target)"),
+    column("tolerance", pa.string(), "for a continuous secret scored within a tolerance, the tolerance as JSON"),
+    column("alc", pa.float64(), "anonymity loss coefficient of the attack's best cut over the baseline's best"),
+    column("risk", pa.string(), "risk label of the ALC: no loss, safe, at risk or serious"),
+    column("model", pa.string(), "the baseline's model, as model selection chose it"),
+    column("expected_base_prc", pa.float64(), "baseline PRC expected from model selection (null for prior and control baselines)"),
+    column("baseline_note", pa.string(), "fewer trees or rows than asked for in the baseline, and why"),
+    column("halt_code", pa.string(), "why the scenario stopped adding targets (see Halting)"),
+    *_prc_fields("base_", "baseline's best cut"),
+    column("floor_prc", pa.float64(), "PRC of always guessing the most common value, on the same targets"),
+    *_prc_fields("attack_", "attack's best cut"),
+    column("alc_full_recall", pa.float64(), "ALC of the attack at recall 1 (every prediction kept) over the baseline's best"),
+    column("risk_full_recall", pa.string(), "risk label of the ALC at recall 1"),
+    *_prc_fields("attack_full_recall_", "attack at recall 1"),
+    *(column(name, pa.bool_() if name == "pi_vulnerable" else pa.float64(), MATCHED_COVERAGE[name]) for name in MatchedCoverage.none().to_dict()),
+    column("pairs", pa.int64(), "attack and baseline prediction pairs measured, one per target"),
+    column("abstentions", pa.int64(), "targets the attack made no prediction for"),
+    column("recall_basis", pa.string(), "what recall is relative to: population, or pretargeted (the selected targets)"),
+    column("seconds", pa.float64(), "the scenario's own work, in seconds"),
 )
 
 
@@ -142,11 +169,9 @@ class AlcFamily(EvaluationFamily):
         self.check_attack(release)
 
     def check_attack(self, release) -> None:
-        """The attack's own check of the scenario, for an attack that has one (``check``, see ``attacks.registry``)."""
+        """The attack's own check of the scenario (``Attack.check``)."""
         p = self.params
-        check = getattr(build_attack(p.attack.name, **p.attack.params), "check", None)
-        if check is not None:
-            check(release, p.secret, p.known, to_settings(p.tolerance, Tolerance) if p.tolerance else None)
+        p.attack.build().check(release, AttributeTask(p.secret, p.known, to_settings(p.tolerance, Tolerance) if p.tolerance else None))
 
     def evaluate(self, release, seed: int) -> Evaluation:
         p = self.params

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from alc_dask.attacks.base import AttackKind
 from alc_dask.attacks.registry import build_attack
 from alc_dask.baseline.sources import BaselineMode
 from alc_dask.families.alc.loop import ScenarioRun
@@ -21,7 +22,7 @@ DEFAULT_SWAP_FRACTION = inspect.signature(ScenarioRun).parameters["swap_fraction
 
 
 class AttackSpec(BaseModel):
-    """A registered attack and its constructor's parameters, checked by building it (cheap)."""
+    """A registered attribute-inference attack and its constructor's parameters, checked by building it (cheap)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -31,10 +32,13 @@ class AttackSpec(BaseModel):
     @model_validator(mode="after")
     def _buildable(self):
         try:
-            build_attack(self.name, **self.params)
+            self.build()
         except SettingError as error:
             raise field_error(error) from None
         return self
+
+    def build(self):
+        return build_attack(self.name, AttackKind.ATTRIBUTE, **self.params)
 
 
 class AlcSettings(FamilyParams):

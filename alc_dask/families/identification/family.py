@@ -20,7 +20,7 @@ import pyarrow as pa
 from pydantic import Field
 
 from alc_dask.data import ScenarioError
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, column
 from alc_dask.families.identification.anonymity_sets import anonymity_sets
 from alc_dask.families.identification.generators import QuasiIdentifierSets
 from alc_dask.measure import risk_label
@@ -74,31 +74,31 @@ class Identification(EvaluationFamily):
         return section(cls.name, scores)
 
     fields = (
-        pa.field("quasi_identifiers", pa.string()),  # JSON list
-        pa.field("n_rows", pa.int64()),
-        pa.field("population", pa.int64()),
-        pa.field("fit_method", pa.string()),
-        pa.field("h", pa.float64()),  # nats
-        pa.field("gamma", pa.float64()),
-        pa.field("fit_converged", pa.bool_()),
-        pa.field("kappa_table", pa.float64()),  # measured on the whole table
-        pa.field("kappa_table_fitted", pa.float64()),
-        pa.field("kappa_population", pa.float64()),
-        pa.field("kappa_population_low", pa.float64()),
-        pa.field("kappa_population_high", pa.float64()),
-        pa.field("uniqueness_table", pa.float64()),
-        pa.field("uniqueness_population", pa.float64()),
-        pa.field("uniqueness_population_low", pa.float64()),
-        pa.field("uniqueness_population_high", pa.float64()),
-        pa.field("k", pa.int64()),
-        pa.field("k_violations_table", pa.float64()),
-        pa.field("k_violations_population", pa.float64()),
-        pa.field("k_violations_population_low", pa.float64()),
-        pa.field("k_violations_population_high", pa.float64()),
-        pa.field("curve_sizes", pa.list_(pa.float64())),  # mean records sampled per level
-        pa.field("curve_kappa", pa.list_(pa.float64())),  # mean measured κ per level
-        pa.field("risk", pa.string()),
-        pa.field("warning", pa.string()),
+        column("quasi_identifiers", pa.string(), "the columns matched on, as a JSON list"),
+        column("n_rows", pa.int64(), "records of the original table"),
+        column("population", pa.int64(), "people matched against, the table's included"),
+        column("fit_method", pa.string(), "how the Pitman-Yor law was fitted: PYC-MB on the measured points, or MAP on the set sizes"),
+        column("h", pa.float64(), "the fitted law's entropy, in nats"),
+        column("gamma", pa.float64(), "the fitted law's tail complexity"),
+        column("fit_converged", pa.bool_(), "whether the fit converged"),
+        column("kappa_table", pa.float64(), "correctness measured on the whole table: the share of its records a matching attack identifies"),
+        column("kappa_table_fitted", pa.float64(), "correctness the fitted law gives at the table's size"),
+        column("kappa_population", pa.float64(), "correctness forecast at the population"),
+        column("kappa_population_low", pa.float64(), "low end of the forecast's interval, from the repeats' forecasts (none for a MAP fit)"),
+        column("kappa_population_high", pa.float64(), "high end of the forecast's interval, from the repeats' forecasts (none for a MAP fit)"),
+        column("uniqueness_table", pa.float64(), "share of the table's records alone in their anonymity set"),
+        column("uniqueness_population", pa.float64(), "uniqueness forecast at the population"),
+        column("uniqueness_population_low", pa.float64(), "low end of the uniqueness forecast's interval"),
+        column("uniqueness_population_high", pa.float64(), "high end of the uniqueness forecast's interval"),
+        column("k", pa.int64(), "the k of the k-anonymity violations"),
+        column("k_violations_table", pa.float64(), "share of the table's records in anonymity sets smaller than k"),
+        column("k_violations_population", pa.float64(), "k-anonymity violations forecast at the population"),
+        column("k_violations_population_low", pa.float64(), "low end of the violations forecast's interval"),
+        column("k_violations_population_high", pa.float64(), "high end of the violations forecast's interval"),
+        column("curve_sizes", pa.list_(pa.float64()), "the measured curve: mean records sampled per level"),
+        column("curve_kappa", pa.list_(pa.float64()), "the measured curve: mean measured correctness per level"),
+        column("risk", pa.string(), "risk label of the forecast correctness: no loss, safe, at risk or serious"),
+        column("warning", pa.string(), "what makes the forecast doubtful: a fit that did not converge or stopped at a bound, ..."),
     )
 
     def describe(self) -> str:

@@ -11,19 +11,23 @@ as counts, so precision at a skew nobody asked for can be computed later from th
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Annotated, Any
 
 import numpy as np
 import pyarrow as pa
 from pydantic import Field, field_validator, model_validator
 
-from alc_dask.data import EncodedTable, Release, ScenarioError
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams
-from alc_dask.families.membership.attacks import MembershipTargets, build_membership_attack, membership_attack_names, targets_key
+from alc_dask.attacks.base import AttackKind
+from alc_dask.attacks.prepared import prepared_state
+from alc_dask.attacks.registry import build_attack
+from alc_dask.data import Release, ScenarioError
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, column
+from alc_dask.families.membership.attacks import MembershipRecords, MembershipTask
 from alc_dask.families.wp29.common import ChosenColumns, check_columns
-from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, Skew, risk_label
+from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, SettingError, Skew, risk_label
 from alc_dask.seeds import stream
+from alc_dask.shown import shown
 
 REFERENCE_SKEW = "1:100"
 """The skew of the headline when the job gives none: one person in a hundred is in the release."""
@@ -42,6 +46,32 @@ _AT_SKEW = pa.struct(
     ]
 )
 _AT_FPR = pa.struct([(name, pa.float64()) for name in ("fpr_target", "fpr", "tpr", "tpr_low", "tpr_high")])
+
+MEMBERSHIP_FIELDS = (
+    column("attack", pa.string(), "the membership attack's registered name"),
+    column("known", pa.string(), "the columns the attack searched, as a sorted JSON list"),
+    column("n_members", pa.int64(), "members scored: original records"),
+    column("n_non_members", pa.int64(), "non-members scored: control records"),
+    column("auc", pa.float64(), "area under the attack's ROC"),
+    column("skew", pa.string(), "the attacker's skew, members:non-members among the people looked at (the headline's)"),
+    column("baseline_precision", pa.float64(), "at the attacker's skew, precision of guessing that everyone is a member: M / (M + N)"),
+    column("best_precision", pa.float64(), "at the attacker's skew, the best precision the data supports (highest lower bound)"),
+    column("best_precision_low", pa.float64(), "lower end of the best precision's interval"),
+    column("best_precision_high", pa.float64(), "upper end of the best precision's interval"),
+    column("best_recall", pa.float64(), "recall (share of members found) at the best precision"),
+    column("above_baseline", pa.bool_(), "whether the best precision is above the all-member guess"),
+    column("membership_alc", pa.float64(), "at the attacker's skew, the ALC of the attack over the all-member guess"),
+    column("risk", pa.string(), "risk label of the membership ALC: no loss, safe, at risk or serious"),
+    column("tpr_at_fpr", pa.list_(_AT_FPR), "TPR at each target FPR the non-members resolve, with the FPR reached and the TPR's Wilson interval"),
+    column(
+        "precision_at_skews",
+        pa.list_(_AT_SKEW),
+        "per skew of the grid and the attacker's: the best precision, its interval and recall, the ALC, precision at recalls",
+    ),
+    column("roc_false_positives", pa.list_(pa.int64()), "the ROC as counts: non-members scored at or above each distinct threshold, highest first"),
+    column("roc_true_positives", pa.list_(pa.int64()), "the ROC as counts: members scored at or above each distinct threshold, highest first"),
+    column("confidence_level", pa.float64(), "confidence level of the intervals"),
+)
 
 
 class MembershipParams(FamilyParams):
@@ -66,13 +96,6 @@ class MembershipParams(FamilyParams):
     original table's rows to the rest."""
     confidence_level: Annotated[float, Field(gt=0, lt=1)] = 0.95
 
-    @field_validator("attack")
-    @classmethod
-    def _known_attack(cls, name: str) -> str:
-        if name not in membership_attack_names():
-            raise ValueError(f"unknown membership attack {name!r}; known: {', '.join(membership_attack_names())}")
-        return name
-
     @field_validator("skews")
     @classmethod
     def _parsed_skews(cls, skews: tuple[str, ...]) -> tuple[str, ...]:
@@ -87,8 +110,21 @@ class MembershipParams(FamilyParams):
     def _one_situation(self):
         if self.skew is not None and self.population is not None:
             raise ValueError(f"give skew ({self.skew}) or population ({self.population}), not both")
-        build_membership_attack(self.attack, self.attack_params)
         return self
+
+    @model_validator(mode="after")
+    def _buildable_attack(self):
+        self.build_attack()
+        return self
+
+    def build_attack(self):
+        """The membership attack named, built with its parameters; a ``ValueError`` names the field at fault."""
+        try:
+            return build_attack(self.attack, AttackKind.MEMBERSHIP, **self.attack_params)
+        except SettingError as error:
+            if error.field == "name":
+                raise ValueError(f"attack: {error}") from None
+            raise ValueError(f"attack_{error.field}: must be {error.expected}; got {shown(error.value)}") from None
 
 
 class Membership(EvaluationFamily):
@@ -108,27 +144,7 @@ class Membership(EvaluationFamily):
 
         return section(cls.name, scores)
 
-    fields = (
-        pa.field("attack", pa.string()),
-        pa.field("known", pa.string()),  # JSON list, sorted
-        pa.field("n_members", pa.int64()),
-        pa.field("n_non_members", pa.int64()),
-        pa.field("auc", pa.float64()),
-        pa.field("skew", pa.string()),  # the attacker's situation: the headline's skew
-        pa.field("baseline_precision", pa.float64()),
-        pa.field("best_precision", pa.float64()),
-        pa.field("best_precision_low", pa.float64()),
-        pa.field("best_precision_high", pa.float64()),
-        pa.field("best_recall", pa.float64()),
-        pa.field("above_baseline", pa.bool_()),
-        pa.field("membership_alc", pa.float64()),
-        pa.field("risk", pa.string()),
-        pa.field("tpr_at_fpr", pa.list_(_AT_FPR)),
-        pa.field("precision_at_skews", pa.list_(_AT_SKEW)),  # the grid and the attacker's skew
-        pa.field("roc_false_positives", pa.list_(pa.int64())),
-        pa.field("roc_true_positives", pa.list_(pa.int64())),
-        pa.field("confidence_level", pa.float64()),
-    )
+    fields = MEMBERSHIP_FIELDS
 
     def describe(self) -> str:
         return f"membership {self.params.attack}"
@@ -156,61 +172,28 @@ class Membership(EvaluationFamily):
                 raise ScenarioError(f"membership: {error}") from None
 
     def evaluate(self, release: Release, seed: int) -> Evaluation:
-        p = self.params
         self.check(release)
-        rng = stream(p.sample_seed, "membership sample")
-        member_rows = _sample(release.original.n_rows, p.n_members, rng)
-        control_rows = _sample(release.control.n_rows, p.n_non_members, rng)
-        columns = self._columns(release)
-        targets = MembershipTargets(
-            records=_stacked(release.original.rows(member_rows), release.control.rows(control_rows)),
-            n_members=member_rows.size,
-            control_rows=control_rows,
-            anonymized=release.anonymized[p.table],
-            control=release.control,
-            columns=columns,
-            key=targets_key(member_rows, control_rows, columns),
-            seed=seed,
-        )
-        scores = np.asarray(build_membership_attack(p.attack, p.attack_params).score(targets), dtype=float)
-        if scores.shape != (targets.records.n_rows,):
-            raise ValueError(f"membership attack {p.attack!r} gave {scores.shape} scores for {targets.records.n_rows} records")
-        roc = Roc.from_scores(scores[: member_rows.size], scores[member_rows.size :])
+        task = self.task(release)
+        attack, records = self.params.build_attack(), MembershipRecords(release, task, seed)
+        scores = np.asarray(attack.score(prepared_state(attack, release, task), records), dtype=float)
+        if scores.shape != (records.n_records,):
+            raise ValueError(f"membership attack {self.params.attack!r} gave {scores.shape} scores for {records.n_records} records")
+        roc = Roc.from_scores(scores[: task.n_members], scores[task.n_members :])
         predictions = pa.table(
             {
-                "target": np.concatenate([member_rows, control_rows]),
-                "side": ["member"] * member_rows.size + ["non_member"] * control_rows.size,
+                "target": np.concatenate([task.member_rows, task.control_rows]),
+                "side": ["member"] * task.n_members + ["non_member"] * task.control_rows.size,
                 "confidence": scores,
             }
         )
-        return Evaluation(self._measures(roc, self._skew(release), columns), predictions)
+        return Evaluation(_measures(self.params, roc, self._skew(release), task.columns), predictions)
 
-    def _measures(self, roc: Roc, situation: Skew, columns: tuple[str, ...]) -> dict:
+    def task(self, release: Release) -> MembershipTask:
+        """The people scored (a seeded sample of each side, the same for every attack) and what they are scored against."""
         p = self.params
-        skews = [Skew.parse(s) for s in p.skews] + ([situation] if str(situation) not in p.skews else [])
-        at_skews = [roc.precision_at(skew, p.confidence_level) for skew in skews]
-        headline = roc.precision_at(situation, p.confidence_level)
-        return {
-            "attack": p.attack,
-            "known": json.dumps(sorted(columns)),
-            "n_members": roc.n_members,
-            "n_non_members": roc.n_non_members,
-            "auc": roc.auc(),
-            "skew": str(situation),
-            "baseline_precision": headline.baseline,
-            "best_precision": headline.precision,
-            "best_precision_low": headline.precision_low,
-            "best_precision_high": headline.precision_high,
-            "best_recall": headline.recall,
-            "above_baseline": headline.above_baseline,
-            "membership_alc": headline.alc,
-            "risk": risk_label(headline.alc),
-            "tpr_at_fpr": [asdict(point) for point in roc.tpr_at_fpr(FPR_TARGETS, p.confidence_level)],
-            "precision_at_skews": [{**asdict(a), "at_recall": [{"recall": r, "precision": q} for r, q in a.at_recall]} for a in at_skews],
-            "roc_false_positives": roc.false_positives.tolist(),
-            "roc_true_positives": roc.true_positives.tolist(),
-            "confidence_level": p.confidence_level,
-        }
+        rng = stream(p.sample_seed, "membership sample")
+        member_rows = _sample(release.original.n_rows, p.n_members, rng)
+        return MembershipTask(p.table, self._columns(release), member_rows, _sample(release.control.n_rows, p.n_non_members, rng))
 
     def _skew(self, release: Release) -> Skew:
         p = self.params
@@ -227,9 +210,29 @@ def _sample(n_rows: int, wanted: int, rng: np.random.Generator) -> np.ndarray:
     return np.arange(n_rows) if n_rows <= wanted else np.sort(rng.choice(n_rows, wanted, replace=False))
 
 
-def _stacked(first: EncodedTable, second: EncodedTable) -> EncodedTable:
-    """The rows of two tables of the same release, one after the other (searched as one batch, so
-    every record's distances are scaled alike)."""
-    if (first.categorical, first.continuous) != (second.categorical, second.continuous):
-        raise ScenarioError(f"membership: tables {first.name} and {second.name} do not hold the same columns in the same kinds")
-    return replace(first, codes=np.concatenate([first.codes, second.codes], axis=1), values=np.concatenate([first.values, second.values], axis=1))
+def _measures(p: MembershipParams, roc: Roc, situation: Skew, columns: tuple[str, ...]) -> dict:
+    """The evaluation's row: the ROC, and precision at every skew of the grid and at the attacker's."""
+    skews = [Skew.parse(s) for s in p.skews] + ([situation] if str(situation) not in p.skews else [])
+    at_skews = [roc.precision_at(skew, p.confidence_level) for skew in skews]
+    headline = roc.precision_at(situation, p.confidence_level)
+    return {
+        "attack": p.attack,
+        "known": json.dumps(sorted(columns)),
+        "n_members": roc.n_members,
+        "n_non_members": roc.n_non_members,
+        "auc": roc.auc(),
+        "skew": str(situation),
+        "baseline_precision": headline.baseline,
+        "best_precision": headline.precision,
+        "best_precision_low": headline.precision_low,
+        "best_precision_high": headline.precision_high,
+        "best_recall": headline.recall,
+        "above_baseline": headline.above_baseline,
+        "membership_alc": headline.alc,
+        "risk": risk_label(headline.alc),
+        "tpr_at_fpr": [asdict(point) for point in roc.tpr_at_fpr(FPR_TARGETS, p.confidence_level)],
+        "precision_at_skews": [{**asdict(a), "at_recall": [{"recall": r, "precision": q} for r, q in a.at_recall]} for a in at_skews],
+        "roc_false_positives": roc.false_positives.tolist(),
+        "roc_true_positives": roc.true_positives.tolist(),
+        "confidence_level": p.confidence_level,
+    }

@@ -20,9 +20,12 @@ import numpy as np
 import pyarrow as pa
 from pydantic import Field, model_validator
 
-from alc_dask.data import ScenarioError
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams
-from alc_dask.families.relative_threat.group_posterior import ChainSettings, FlatModel, Posterior, sample_chains
+from alc_dask.attacks.base import AttributeTask
+from alc_dask.attacks.prepared import prepared_state
+from alc_dask.data import GroupedTable, ScenarioError
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, column
+from alc_dask.families.relative_threat.attack import BayesianGroup
+from alc_dask.families.relative_threat.group_posterior import Chain, ChainSettings, FlatModel, Posterior
 from alc_dask.measure import alc, risk_label
 from alc_dask.measure.relative_threat import (
     absolute_error,
@@ -42,6 +45,45 @@ RHAT_LIMIT = 1.1
 GEWEKE_OUTSIDE_LIMIT = 0.1
 """Converged: every parameter's split-R̂ below 1.1, and no more than 10% of the Geweke z-scores
 beyond ±1.96 (5% are, by chance, in a chain at its stationary law)."""
+
+RELATIVE_THREAT_FIELDS = (
+    column("scheme", pa.string(), "how the release groups its rows: generalized (k-anonymity, l-diversity) or anatomy"),
+    column("sensitive", pa.string(), "the sensitive column the attacker infers"),
+    column("quasi_identifiers", pa.string(), "the release's quasi-identifiers, as a JSON list"),
+    column("n_rows", pa.int64(), "rows of the release"),
+    column("n_groups", pa.int64(), "groups of the release"),
+    column("mean_group_size", pa.float64(), "mean rows per group"),
+    column("min_group_size", pa.int64(), "rows of the smallest group (the release's k)"),
+    column("min_diversity", pa.int64(), "fewest distinct sensitive values in a group (the release's l)"),
+    column("gt_attacker", pa.float64(), "GT_A: share of rows whose sensitive value the Bayesian attacker's best guess gets right"),
+    column("gt_learner", pa.float64(), "GT_L: the same share for the learner of the population from the same table"),
+    column("gt_random_worlds", pa.float64(), "GT_RW: the same share for the random-worlds reasoner"),
+    column("ideal_accuracy", pa.float64(), "the same share for the ideal learner of the cleartext"),
+    column("baseline_accuracy", pa.float64(), "share of the most frequent sensitive value"),
+    column("rgt_attacker", pa.float64(), "RGT_A = max(0, GT_A - GT_L): the relative global threat"),
+    column("alc_over_learner", pa.float64(), "ALC of the attacker over the learner at recall 1"),
+    column("faithfulness", pa.float64(), "RF = 1 - ETV(p_I, p_L): how well the learner matches the ideal"),
+    column("abs_attacker", pa.float64(), "ABS_A: the attacker's absolute error"),
+    column("abs_random_worlds", pa.float64(), "ABS_RW: the random-worlds reasoner's absolute error"),
+    column("ti_max", pa.float64(), "largest relative threat Ti = p_A(s) / p_L(s) among the rows the attacker threatens"),
+    column("ti_doubled_share", pa.float64(), "share of the rows threatened under p_A whose Ti is at least 2"),
+    column("ti_doubled_rows", pa.int64(), "rows threatened under p_A whose Ti is at least 2"),
+    column("threat_attacker", pa.list_(pa.float32()), "p_A(s) of each row threatened under p_A (no values, only probabilities)"),
+    column("threat_learner", pa.list_(pa.float32()), "p_L(s) of the same rows"),
+    column("chains", pa.int64(), "Gibbs chains run"),
+    column("iterations", pa.int64(), "sweeps per chain"),
+    column("burn_in", pa.int64(), "sweeps discarded at the start of each chain"),
+    column("draws", pa.int64(), "parameter draws kept, over all chains"),
+    column("chain_seconds", pa.float64(), "seconds of the slowest chain"),
+    column("chain_workers", pa.int64(), "Dask workers that ran the chains (1 off a cluster)"),
+    column("acceptance", pa.float64(), "Anatomy's swap acceptance rate (null for a generalized release)"),
+    column("geweke_outside", pa.float64(), "share of parameters with Geweke |z| > 1.96 (about 5% at stationarity)"),
+    column("geweke_max", pa.float64(), "largest Geweke |z|"),
+    column("rhat_max", pa.float64(), "largest split-R-hat across chains"),
+    column("converged", pa.bool_(), "R-hat < 1.1 with at most 10% of the Geweke z-scores beyond 1.96"),
+    column("risk", pa.string(), "risk label of the ALC over the learner: no loss, safe, at risk or serious"),
+    column("warning", pa.string(), "chains that did not converge, original values outside the release's domain, ..."),
+)
 
 
 class RelativeThreatParams(FamilyParams):
@@ -85,44 +127,7 @@ class RelativeThreat(EvaluationFamily):
 
         return section(cls.name, scores)
 
-    fields = (
-        pa.field("scheme", pa.string()),
-        pa.field("sensitive", pa.string()),
-        pa.field("quasi_identifiers", pa.string()),  # JSON list
-        pa.field("n_rows", pa.int64()),
-        pa.field("n_groups", pa.int64()),
-        pa.field("mean_group_size", pa.float64()),
-        pa.field("min_group_size", pa.int64()),
-        pa.field("min_diversity", pa.int64()),
-        pa.field("gt_attacker", pa.float64()),
-        pa.field("gt_learner", pa.float64()),
-        pa.field("gt_random_worlds", pa.float64()),
-        pa.field("ideal_accuracy", pa.float64()),
-        pa.field("baseline_accuracy", pa.float64()),
-        pa.field("rgt_attacker", pa.float64()),
-        pa.field("alc_over_learner", pa.float64()),
-        pa.field("faithfulness", pa.float64()),
-        pa.field("abs_attacker", pa.float64()),
-        pa.field("abs_random_worlds", pa.float64()),
-        pa.field("ti_max", pa.float64()),
-        pa.field("ti_doubled_share", pa.float64()),  # of rows threatened under p_A, log2 Ti >= 1
-        pa.field("ti_doubled_rows", pa.int64()),
-        pa.field("threat_attacker", pa.list_(pa.float32())),  # p_A(s) of each row threatened under p_A
-        pa.field("threat_learner", pa.list_(pa.float32())),  # p_L(s) of the same rows
-        pa.field("chains", pa.int64()),
-        pa.field("iterations", pa.int64()),
-        pa.field("burn_in", pa.int64()),
-        pa.field("draws", pa.int64()),
-        pa.field("chain_seconds", pa.float64()),  # the slowest chain
-        pa.field("chain_workers", pa.int64()),  # how many Dask workers ran the chains (1 off a cluster)
-        pa.field("acceptance", pa.float64()),  # Anatomy's swap acceptance rate
-        pa.field("geweke_outside", pa.float64()),  # share of parameters with |z| > 1.96
-        pa.field("geweke_max", pa.float64()),
-        pa.field("rhat_max", pa.float64()),
-        pa.field("converged", pa.bool_()),
-        pa.field("risk", pa.string()),
-        pa.field("warning", pa.string()),
-    )
+    fields = RELATIVE_THREAT_FIELDS
 
     def describe(self) -> str:
         return "relative threat"
@@ -134,66 +139,71 @@ class RelativeThreat(EvaluationFamily):
     def evaluate(self, release, seed: int) -> Evaluation:
         self.check(release)
         p, grouped = self.params, release.grouped
-        chains = sample_chains(grouped, p.chain_settings(), seed, p.chains)
-        victims = grouped.original_qi
-        posterior = Posterior.build(grouped, chains, victims)
-        rows = posterior.rows_of(victims)
-        truth = grouped.original_sensitive
-        p_attacker, p_learner, p_worlds = posterior.attacker[rows], posterior.learner[rows], posterior.random_worlds[rows]
-        model = FlatModel(grouped)
-        theta_ideal, phi_ideal = ideal_parameters(truth, victims, grouped.domain_sizes(), model.n_sensitive, p.alpha, p.beta)
-        p_ideal = naive_bayes_posterior(theta_ideal, phi_ideal, model.offsets, victims)
-        gt = {name: global_threat(q, truth) for name, q in (("attacker", p_attacker), ("learner", p_learner), ("worlds", p_worlds), ("ideal", p_ideal))}
-        ti = relative_threat(p_attacker, p_learner, truth)
-        under_attack = ~np.isnan(ti)
-        right = truth[under_attack]
-        doubled = int(np.sum(ti[under_attack] >= 2.0))
-        diagnostics = _diagnostics(chains)
-        headline = float(alc(gt["learner"], gt["attacker"]))
-        warnings = [] if diagnostics["converged"] else [_not_converged(diagnostics)]
-        outside = int(np.sum((victims < 0).any(axis=1) | (truth < 0)))
-        if outside:
-            warnings.append(f"{outside} original rows have a value outside the release's domain (missing): counted as not threatened")
-        sizes = grouped.group_sizes
-        distributions = {"attacker": p_attacker, "learner": p_learner, "random_worlds": p_worlds, "ideal": p_ideal}
-        return Evaluation(
-            {
-                "scheme": grouped.scheme,
-                "sensitive": grouped.sensitive,
-                "quasi_identifiers": json.dumps(list(grouped.quasi_identifiers)),
-                "n_rows": grouped.n_rows,
-                "n_groups": grouped.n_groups,
-                "mean_group_size": float(sizes.mean()),
-                "min_group_size": int(sizes.min()),
-                "min_diversity": int(grouped.distinct_sensitive_per_group().min()),
-                "gt_attacker": gt["attacker"],
-                "gt_learner": gt["learner"],
-                "gt_random_worlds": gt["worlds"],
-                "ideal_accuracy": gt["ideal"],
-                "baseline_accuracy": float(np.bincount(grouped.sensitive_codes).max() / grouped.n_rows),
-                "rgt_attacker": relative_global_threat(gt["attacker"], gt["learner"]),
-                "alc_over_learner": headline,
-                "faithfulness": _faithfulness(theta_ideal, phi_ideal, model.offsets, chains, p.faithfulness_points, seed),
-                "abs_attacker": absolute_error(p_attacker, truth),
-                "abs_random_worlds": absolute_error(p_worlds, truth),
-                "ti_max": float(np.nanmax(ti)) if under_attack.any() else float("nan"),
-                "ti_doubled_share": doubled / max(int(under_attack.sum()), 1),
-                "ti_doubled_rows": doubled,
-                "threat_attacker": p_attacker[under_attack, right].astype(np.float32).tolist(),
-                "threat_learner": p_learner[under_attack, right].astype(np.float32).tolist(),
-                "chains": p.chains,
-                "iterations": p.iterations,
-                "burn_in": p.burn_in,
-                "draws": sum(len(c.thetas) for c in chains),
-                "chain_seconds": max(c.seconds for c in chains),
-                "chain_workers": len({c.worker for c in chains}),
-                "acceptance": float(np.mean([c.acceptance for c in chains])) if grouped.scheme == "anatomy" else None,
-                **diagnostics,
-                "risk": risk_label(headline),
-                "warning": "; ".join(warnings) or None,
-            },
-            _per_victim(distributions, truth),
-        )
+        attack = BayesianGroup(p.iterations, p.burn_in, p.thin, p.chains, p.alpha, p.beta, p.swaps, seed)
+        prepared = prepared_state(attack, release, AttributeTask(grouped.sensitive, tuple(grouped.quasi_identifiers)))
+        return _threats(p, grouped, prepared.chains, prepared.posterior, seed)
+
+
+def _threats(p: RelativeThreatParams, grouped: GroupedTable, chains: list[Chain], posterior: Posterior, seed: int) -> Evaluation:
+    """The measures of the release's threats to its original rows under the chains' posterior, and the per-row table."""
+    victims = grouped.original_qi
+    rows = posterior.rows_of(victims)
+    truth = grouped.original_sensitive
+    p_attacker, p_learner, p_worlds = posterior.attacker[rows], posterior.learner[rows], posterior.random_worlds[rows]
+    model = FlatModel(grouped)
+    theta_ideal, phi_ideal = ideal_parameters(truth, victims, grouped.domain_sizes(), model.n_sensitive, p.alpha, p.beta)
+    p_ideal = naive_bayes_posterior(theta_ideal, phi_ideal, model.offsets, victims)
+    gt = {name: global_threat(q, truth) for name, q in (("attacker", p_attacker), ("learner", p_learner), ("worlds", p_worlds), ("ideal", p_ideal))}
+    ti = relative_threat(p_attacker, p_learner, truth)
+    under_attack = ~np.isnan(ti)
+    right = truth[under_attack]
+    doubled = int(np.sum(ti[under_attack] >= 2.0))
+    diagnostics = _diagnostics(chains)
+    headline = float(alc(gt["learner"], gt["attacker"]))
+    warnings = [] if diagnostics["converged"] else [_not_converged(diagnostics)]
+    outside = int(np.sum((victims < 0).any(axis=1) | (truth < 0)))
+    if outside:
+        warnings.append(f"{outside} original rows have a value outside the release's domain (missing): counted as not threatened")
+    sizes = grouped.group_sizes
+    distributions = {"attacker": p_attacker, "learner": p_learner, "random_worlds": p_worlds, "ideal": p_ideal}
+    return Evaluation(
+        {
+            "scheme": grouped.scheme,
+            "sensitive": grouped.sensitive,
+            "quasi_identifiers": json.dumps(list(grouped.quasi_identifiers)),
+            "n_rows": grouped.n_rows,
+            "n_groups": grouped.n_groups,
+            "mean_group_size": float(sizes.mean()),
+            "min_group_size": int(sizes.min()),
+            "min_diversity": int(grouped.distinct_sensitive_per_group().min()),
+            "gt_attacker": gt["attacker"],
+            "gt_learner": gt["learner"],
+            "gt_random_worlds": gt["worlds"],
+            "ideal_accuracy": gt["ideal"],
+            "baseline_accuracy": float(np.bincount(grouped.sensitive_codes).max() / grouped.n_rows),
+            "rgt_attacker": relative_global_threat(gt["attacker"], gt["learner"]),
+            "alc_over_learner": headline,
+            "faithfulness": _faithfulness(theta_ideal, phi_ideal, model.offsets, chains, p.faithfulness_points, seed),
+            "abs_attacker": absolute_error(p_attacker, truth),
+            "abs_random_worlds": absolute_error(p_worlds, truth),
+            "ti_max": float(np.nanmax(ti)) if under_attack.any() else float("nan"),
+            "ti_doubled_share": doubled / max(int(under_attack.sum()), 1),
+            "ti_doubled_rows": doubled,
+            "threat_attacker": p_attacker[under_attack, right].astype(np.float32).tolist(),
+            "threat_learner": p_learner[under_attack, right].astype(np.float32).tolist(),
+            "chains": p.chains,
+            "iterations": p.iterations,
+            "burn_in": p.burn_in,
+            "draws": sum(len(c.thetas) for c in chains),
+            "chain_seconds": max(c.seconds for c in chains),
+            "chain_workers": len({c.worker for c in chains}),
+            "acceptance": float(np.mean([c.acceptance for c in chains])) if grouped.scheme == "anatomy" else None,
+            **diagnostics,
+            "risk": risk_label(headline),
+            "warning": "; ".join(warnings) or None,
+        },
+        _per_victim(distributions, truth),
+    )
 
 
 def _per_victim(distributions: dict[str, np.ndarray], truth: np.ndarray) -> pa.Table:

@@ -15,29 +15,29 @@ from pydantic import AfterValidator, Field
 
 from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.data.partitioned import whole
-from alc_dask.families.base import FamilyParams
+from alc_dask.families.base import FamilyParams, column
 from alc_dask.measure import AttackCounts, risk_label
 
 WP29_FIELDS = (
-    pa.field("privacy_risk", pa.float64()),
-    pa.field("privacy_risk_low", pa.float64()),
-    pa.field("privacy_risk_high", pa.float64()),
-    pa.field("risk", pa.string()),
-    pa.field("attack_rate", pa.float64()),
-    pa.field("attack_rate_err", pa.float64()),
-    pa.field("baseline_rate", pa.float64()),
-    pa.field("baseline_rate_err", pa.float64()),
-    pa.field("control_rate", pa.float64()),
-    pa.field("control_rate_err", pa.float64()),
-    pa.field("n_attacks", pa.int64()),
-    pa.field("n_success", pa.int64()),
-    pa.field("n_baseline_attacks", pa.int64()),
-    pa.field("n_baseline_success", pa.int64()),
-    pa.field("n_control_attacks", pa.int64()),
-    pa.field("n_control_success", pa.float64()),  # scaled to the original's size when the tables differ
-    pa.field("confidence_level", pa.float64()),
-    pa.field("beats_baseline", pa.bool_()),
-    pa.field("warning", pa.string()),
+    column("privacy_risk", pa.float64(), "the members' excess success over the control's: (attack - control) / (1 - control), in [0, 1]"),
+    column("privacy_risk_low", pa.float64(), "lower end of the privacy risk's interval"),
+    column("privacy_risk_high", pa.float64(), "upper end of the privacy risk's interval"),
+    column("risk", pa.string(), "risk label of the privacy risk: no loss, safe, at risk or serious"),
+    column("attack_rate", pa.float64(), "the attack's success rate on original records (members), Wilson-corrected"),
+    column("attack_rate_err", pa.float64(), "the attack rate's error (half its interval)"),
+    column("baseline_rate", pa.float64(), "the random baseline's success rate, Wilson-corrected"),
+    column("baseline_rate_err", pa.float64(), "the baseline rate's error (half its interval)"),
+    column("control_rate", pa.float64(), "the attack's success rate on control records (non-members), Wilson-corrected"),
+    column("control_rate_err", pa.float64(), "the control rate's error (half its interval)"),
+    column("n_attacks", pa.int64(), "attacks on original records (predicates made, for singling out)"),
+    column("n_success", pa.int64(), "successful attacks on original records"),
+    column("n_baseline_attacks", pa.int64(), "attacks of the random baseline"),
+    column("n_baseline_success", pa.int64(), "successful attacks of the random baseline"),
+    column("n_control_attacks", pa.int64(), "attacks on control records"),
+    column("n_control_success", pa.float64(), "successful attacks on control records, scaled to the original's size when the tables differ"),
+    column("confidence_level", pa.float64(), "confidence level of the rates' and the risk's intervals"),
+    column("beats_baseline", pa.bool_(), "whether the attack does better than the random baseline (else the risk is not meaningful)"),
+    column("warning", pa.string(), "why the risk may mislead: fewer predicates than asked for, an attack that does not beat the baseline, ..."),
 )
 
 NOT_MEANINGFUL = "the attack does not beat the random baseline: the risk is not meaningful"

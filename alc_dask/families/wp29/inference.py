@@ -20,7 +20,7 @@ import pyarrow as pa
 from pydantic import Field, model_validator
 
 from alc_dask.data import ColumnKind, EncodedTable
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, column
 from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
 from alc_dask.seeds import stream
@@ -45,7 +45,11 @@ class InferenceParams(Wp29Params):
 class Inference(EvaluationFamily):
     name = "inference"
     Params = InferenceParams
-    fields = (pa.field("secret", pa.string()), pa.field("known", pa.string()), *WP29_FIELDS)
+    fields = (
+        column("secret", pa.string(), "the column the attack guesses"),
+        column("known", pa.string(), "the auxiliary columns the attacker knows, as a sorted JSON list"),
+        *WP29_FIELDS,
+    )
     headline = "privacy_risk"
 
     @classmethod

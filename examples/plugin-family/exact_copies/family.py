@@ -18,7 +18,7 @@ import pyarrow as pa
 from pydantic import Field
 
 from alc_dask.data import ScenarioError
-from alc_dask.families import CheckExamples, Evaluation, EvaluationFamily, FamilyParams
+from alc_dask.families import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, column
 from alc_dask.measure import risk_label, wilson_interval
 
 
@@ -36,20 +36,20 @@ class ExactCopies(EvaluationFamily):
     name = "exact_copies"
     Params = ExactCopiesParams
     headline = "copy_risk"
-    fields = (
-        pa.field("compared_columns", pa.string()),  # JSON list
-        pa.field("n_released", pa.int64()),
-        pa.field("n_copies", pa.int64()),
-        pa.field("copy_share", pa.float64()),
-        pa.field("copy_share_low", pa.float64()),
-        pa.field("copy_share_high", pa.float64()),
-        pa.field("n_control_copies", pa.int64()),
-        pa.field("control_share", pa.float64()),
-        pa.field("control_share_low", pa.float64()),
-        pa.field("control_share_high", pa.float64()),
-        pa.field("copy_risk", pa.float64()),
-        pa.field("risk", pa.string()),
-        pa.field("confidence_level", pa.float64()),
+    fields = (  # each with the one-line description reports and column lists show
+        column("compared_columns", pa.string(), "the columns two rows must agree on (JSON list)"),
+        column("n_released", pa.int64(), "rows of the anonymized table"),
+        column("n_copies", pa.int64(), "released rows equal to a row of the original"),
+        column("copy_share", pa.float64(), "share of released rows equal to a row of the original"),
+        column("copy_share_low", pa.float64(), "lower end of the copy share's Wilson interval"),
+        column("copy_share_high", pa.float64(), "upper end of the copy share's Wilson interval"),
+        column("n_control_copies", pa.int64(), "released rows equal to a row of the control table (chance copies)"),
+        column("control_share", pa.float64(), "share of released rows equal to a row of the control table"),
+        column("control_share_low", pa.float64(), "lower end of the control share's Wilson interval"),
+        column("control_share_high", pa.float64(), "upper end of the control share's Wilson interval"),
+        column("copy_risk", pa.float64(), "the copy share's excess over the control's: (copy - control) / (1 - control)"),
+        column("risk", pa.string(), "risk label of copy_risk: no loss, safe, at risk or serious"),
+        column("confidence_level", pa.float64(), "confidence level of the intervals"),
     )
 
     @classmethod

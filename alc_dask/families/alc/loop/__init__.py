@@ -6,6 +6,7 @@ batching never changes a result.
 
 from collections.abc import Sequence
 
+from alc_dask.attacks.base import AttackKind
 from alc_dask.attacks.registry import build_attack
 from alc_dask.data import Release
 from alc_dask.families.alc.loop.custom import AttackLoop, Target
@@ -30,7 +31,8 @@ def run_attack(
     attack_params: dict | None = None,
     **settings,
 ) -> AttackResult:
-    """Run one scenario: ``attack`` (a registered name) on ``release`` for ``secret`` given ``known``.
+    """Run one scenario: ``attack`` (a registered attribute-inference attack's name) on ``release``
+    for ``secret`` given ``known``, built with ``attack_params``.
 
     ``baseline`` is ``"ml"`` (models on the original minus the targets), ``"prior"`` (the attack on a
     swapped copy of the original; recall 1) or ``"control"`` (the attack on the control table).
@@ -38,8 +40,8 @@ def run_attack(
     dict form) for a pre-targeted group, or row indices. Further keywords: ``halting``
     (``HaltingRules``), ``measure`` (``MeasureSettings``), ``baseline_settings``, ``swap_fraction``.
     """
-    attacker = build_attack(attack, **(attack_params or {}))
-    run = ScenarioRun(release, secret, known, baseline=baseline, targets=targets, seed=seed, attack=attacker, client=client, **settings)
+    built = build_attack(attack, AttackKind.ATTRIBUTE, **(attack_params or {}))
+    run = ScenarioRun(release, secret, known, baseline=baseline, targets=targets, seed=seed, attack=built, client=client, **settings)
     while (rows := run.next_targets(batch_size)).size:
-        run.record(attacker.predict(release, secret, known, rows, client=client, **run.scoring.attack_options))
+        run.record(run.attacker.predict(release, rows, client=client))
     return run.result(attack)

@@ -9,31 +9,27 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from alc_dask.attacks import Predictions
+from alc_dask.attacks.base import AttackKind, AttributeAttack, AttributeTask, Predictions
 from alc_dask.attacks.registry import build_attack
 from alc_dask.baseline.blocks import block_size
 from alc_dask.baseline.selection import BaselineSettings
 from alc_dask.baseline.sources import BaselineMode, ControlBaseline, MlBaseline, PriorBaseline
 from alc_dask.data import Release, ScenarioError
+from alc_dask.families.alc.loop.attacker import Attacker
 from alc_dask.families.alc.loop.pairs import PairLog
 from alc_dask.families.alc.loop.result import AttackResult
 from alc_dask.families.alc.loop.scoring import SecretScoring
+from alc_dask.families.alc.loop.summary import summarize
 from alc_dask.families.alc.loop.targets import target_order
 from alc_dask.families.alc.targets import TargetSelector
-from alc_dask.measure import Checkpoint, HaltingMonitor, HaltingRules, MatchedCoverage, MeasureSettings, Tolerance, alc, matched_coverage
-
-FLOOR_MODEL = "most common value (floor)"
-"""The model reported when always guessing the secret's most common value beats the baseline."""
+from alc_dask.measure import Checkpoint, HaltingMonitor, HaltingRules, MeasureSettings, Tolerance
 
 
 class ScenarioRun:
     """Which targets come next, their baseline predictions, the pairs recorded so far and the
-    halting checks. Attacks only supply their predictions.
-
-    The baseline reported is never weaker than always guessing the secret's most common value in
-    the original table, measured on the same targets (at recall 1): when that guess does better,
-    it is the baseline (model ``FLOOR_MODEL``) and the ALC is measured against it. Halting
-    decisions are the trained baseline's.
+    halting checks. Attacks only supply their predictions; ``attacker`` is the scenario's attack
+    (``best_row_match`` when none is given), which the prior and control baselines ask too. The
+    finished scenario is summed up by ``summary.summarize``.
     """
 
     def __init__(
@@ -45,7 +41,7 @@ class ScenarioRun:
         baseline: str = "ml",
         targets: TargetSelector | Sequence[int] | None = None,
         seed: int = 0,
-        attack=None,
+        attack: AttributeAttack | None = None,
         halting: HaltingRules = HaltingRules(),
         measure: MeasureSettings = MeasureSettings(),
         baseline_settings: BaselineSettings = BaselineSettings(),
@@ -60,11 +56,13 @@ class ScenarioRun:
         if release.secret_values_present(secret).size < 2:
             raise ScenarioError(f"secret {secret!r} has a single value in the original table: nothing to infer")
         self.scoring = SecretScoring(release, secret, tolerance)
+        self.attacker = Attacker(attack or build_attack("best_row_match", AttackKind.ATTRIBUTE), AttributeTask(secret, self.known, tolerance))
+        self.attacker.check(release)
         self.order, self.recall_basis, scale = target_order(release, targets, seed)
         self.measure = MeasureSettings(
             confidence_level=measure.confidence_level, rmin=measure.rmin, alpha=measure.alpha, abs_weight=measure.abs_weight, recall_scale=scale
         )
-        self.source = _baseline_source(self, baseline_settings, attack, swap_fraction, client)
+        self.source = _baseline_source(self, baseline_settings, swap_fraction, client)
         self.floor = self.scoring.floor_guess()
         if isinstance(self.source, ControlBaseline):
             self.order = self.order[: self.source.available_pairs]
@@ -134,55 +132,7 @@ class ScenarioRun:
     def result(self, attack_name: str) -> AttackResult:
         if not self.done:
             raise RuntimeError("the scenario has not finished")
-        columns = self.log.columns()
-        floor = self.measure.at_full_recall(self._floor_correct(columns["base_true"]))
-        base, model, best = self.outcome.base, self.source.model_name, self.outcome.alc
-        if floor.prc > base.prc:
-            base, model, best = floor, FLOOR_MODEL, alc(floor.prc, self.outcome.attack.prc, abs_weight=self.measure.abs_weight)
-        base_full = max(self.measure.at_full_recall(columns["base_correct"]), floor, key=lambda measure: measure.prc)
-        attack_full = self.measure.at_full_recall(columns["attack_correct"])
-        matched = self._matched_coverage(columns, floored=model == FLOOR_MODEL)
-        return AttackResult(
-            secret=self.secret,
-            known=self.known,
-            attack_name=attack_name,
-            baseline=self.mode.value,
-            model=model,
-            expected_base_prc=self.source.expected_prc,
-            baseline_note=self.source.note,
-            halt_code=self.outcome.halt_code.value,
-            base=base,
-            attack=self.outcome.attack,
-            alc=best,
-            floor_prc=floor.prc,
-            attack_full_recall=attack_full,
-            alc_full_recall=alc(base_full.prc, attack_full.prc, abs_weight=self.measure.abs_weight),
-            matched=matched,
-            tolerance=self.scoring.tolerance,
-            pairs=self.pairs,
-            abstentions=int(columns["abstained"].sum()),
-            recall_basis=self.recall_basis,
-            seconds=time.perf_counter() - self.started,
-            seed=self.seed,
-            columns=columns,
-        )
-
-    def _matched_coverage(self, columns: dict, floored: bool) -> MatchedCoverage:
-        """The attack's predictions at its best cut against the reported baseline's on the same
-        targets: those attacked when that cut was measured (the best may be an earlier checkpoint's)."""
-        attack = self.outcome.attack
-        if not attack.found:
-            return MatchedCoverage.none()
-        measured = {name: values[: attack.attempts] for name, values in columns.items()}
-        predicted = measured["attack_confidence"] >= attack.confidence_cut
-        if floored:
-            base_correct, base_confidence = self._floor_correct(measured["base_true"]), np.ones(attack.attempts)
-        else:
-            base_correct, base_confidence = measured["base_correct"], measured["base_confidence"]
-        return matched_coverage(predicted, measured["attack_correct"], base_correct, base_confidence, self.measure.confidence_level)
-
-    def _floor_correct(self, truth: np.ndarray) -> np.ndarray:
-        return self.scoring.correct(np.full(len(truth), self.floor), truth)
+        return summarize(self, attack_name)
 
     def _finish(self) -> None:
         if self.pairs == 0:
@@ -190,13 +140,12 @@ class ScenarioRun:
         self.outcome = self.monitor.finish(*self.log.measures())
 
 
-def _baseline_source(run: ScenarioRun, settings, attack, swap_fraction, client):
+def _baseline_source(run: ScenarioRun, settings, swap_fraction, client):
     if run.mode is BaselineMode.ML:
         return MlBaseline(run.release, run.secret, run.known, settings, run.measure, run.seed, run.scoring.tolerance)
-    attack = attack or build_attack("best_row_match")
     if run.mode is BaselineMode.PRIOR:
-        return PriorBaseline(run.release, run.secret, run.known, attack, swap_fraction, run.seed, run.scoring)
-    return ControlBaseline(run.release, run.secret, run.known, attack, run.seed, run.scoring, client)
+        return PriorBaseline(run.release, run.attacker, swap_fraction, run.seed, run.scoring)
+    return ControlBaseline(run.release, run.attacker, run.seed, run.scoring, client)
 
 
 def _pairs_to_next_check(rules: HaltingRules, pairs: int) -> int:

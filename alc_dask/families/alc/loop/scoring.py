@@ -25,11 +25,6 @@ class SecretScoring:
     def numeric(self) -> bool:
         return self.tolerance is not None
 
-    @property
-    def attack_options(self) -> dict:
-        """What an attack's ``predict`` is told: to predict numbers, within which tolerance."""
-        return {"tolerance": self.tolerance} if self.numeric else {}
-
     def truth(self, targets: EncodedTable) -> np.ndarray:
         """The secret of encoded rows: codes, or numbers."""
         return self.release.true_values(self.secret, targets) if self.numeric else self.release.true_codes(self.secret, targets)

@@ -1,0 +1,76 @@
+"""Labels decided from an interval, not a point, and a release's verdict as its worst label.
+
+A headline measured with an interval ``[low, high]`` is judged against a threshold on its own scale:
+**flagged** when the whole interval is past the threshold (``low >= threshold``), **pass** when the
+whole interval is below it (``high < threshold``), **inconclusive** when it straddles. A point past
+the threshold whose interval reaches below it is therefore inconclusive: the evidence does not yet
+say. The rule and its three values are the project's own; the thresholds are each family's, with
+their sources.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+
+from alc_dask.measure._checks import SettingError
+
+
+class Label(StrEnum):
+    PASS = "pass"
+    INCONCLUSIVE = "inconclusive"
+    FLAGGED = "flagged"
+
+
+SEVERITY = (Label.PASS, Label.INCONCLUSIVE, Label.FLAGGED)
+"""Labels from best to worst: a release's verdict is its evaluations' worst."""
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The headline value from which an evaluation is flagged, and where that value comes from."""
+
+    value: float
+    source: str
+
+    def __post_init__(self):
+        if not math.isfinite(self.value):
+            raise SettingError("threshold", self.value, "a finite number")
+
+
+def interval_label(low: float, high: float, threshold: float) -> Label:
+    """Flagged when ``low >= threshold``, pass when ``high < threshold``, inconclusive otherwise.
+
+    An interval that is not known (NaN bounds: nothing was measured) is inconclusive, never pass.
+    """
+    if math.isnan(low) or math.isnan(high):
+        return Label.INCONCLUSIVE
+    if low > high:
+        raise SettingError("low", low, f"at most high ({high})")
+    if low >= threshold:
+        return Label.FLAGGED
+    if high < threshold:
+        return Label.PASS
+    return Label.INCONCLUSIVE
+
+
+def worst(labels) -> Label:
+    """The worst of ``labels`` (pass when there are none: nothing was found)."""
+    return max((Label(label) for label in labels), key=SEVERITY.index, default=Label.PASS)
+
+
+def trials_to_settle(point: float, low: float, high: float, trials: float, threshold: float) -> int | None:
+    """About how many trials in all (attacks, targets) would put the interval wholly on one side of
+    ``threshold``, were the point to stay where it is: the interval's half-width shrinks as
+    1/sqrt(trials), so it must shrink by |point - threshold| / half-width. None when it cannot
+    settle (the point is on the threshold) or nothing is known; 0 when it is settled already."""
+    half = (high - low) / 2
+    gap = abs(point - threshold)
+    if not all(math.isfinite(v) for v in (point, low, high, trials)) or trials <= 0:
+        return None
+    if interval_label(low, high, threshold) is not Label.INCONCLUSIVE:
+        return 0
+    if gap == 0:
+        return None
+    return math.ceil(trials * (half / gap) ** 2)

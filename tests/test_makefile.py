@@ -27,3 +27,15 @@ def test_bench_runs_a_benchmark_of_the_repository():
     quick = subprocess.run([sys.executable, str(script), "--sizes", "200", "--budget", "5"], cwd=ROOT, capture_output=True, text=True, check=False, timeout=120)
     assert quick.returncode == 0, quick.stderr
     assert "predictions" in quick.stdout and "200" in quick.stdout
+
+
+def test_test_runs_the_default_suite_then_the_long_and_timing_cases():
+    suites = [line.split(" -m pytest", 1)[1].strip() for line in make_dry_run("test") if " -m pytest" in line]
+    assert suites == ["", '-m "long or timing"']
+
+
+def test_the_default_suite_leaves_out_slow_long_and_timing_cases(pytestconfig):
+    registered = {line.split(":")[0] for line in pytestconfig.getini("markers")}
+    assert {"slow", "long", "timing"} <= registered
+    addopts = pytestconfig.getini("addopts")
+    assert addopts[addopts.index("-m") + 1] == "not slow and not timing and not long"

@@ -100,7 +100,6 @@ def test_table_iii_random_worlds_is_exact(posterior_1b):
     assert p.tolist() == [0.0, 0.5, 0.0, 0.5, 0.0]
 
 
-@pytest.mark.long
 def test_anatomy_random_worlds_is_the_groups_frequencies():
     posterior = posterior_of(table_1c(), iterations=4_000)
     # (Japan, 55503) is in group 2 alone, with Flu and Stomach; (Japan, 66601) in group 3 with HIV, Diabetes

@@ -1,4 +1,5 @@
-# Two entry points for a fresh machine: `make demo` and `make test` (lint, format check, tests).
+# Two entry points for a fresh machine: `make demo` and `make test` (lint, format check, the default
+# suite, then the cases marked long or timing in a step of their own).
 # Both create .venv with Python 3.11 (override with PYTHON=...) and install the project into it.
 # `make bench` runs the benchmark that needs nothing beyond the project (best_prc against a
 # quadratic scan; BENCH_ARGS="--sizes 1000 10000" for a quick run). The other benchmarks read
@@ -24,8 +25,7 @@ test: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
-	$(BIN)/python -m pytest -m timing
-	$(BIN)/python -m pytest -m long
+	$(BIN)/python -m pytest -m "long or timing"
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_best_prc.py $(BENCH_ARGS)

@@ -1,5 +1,5 @@
 """The kinds of error alc_dask raises on purpose, so that a caller can tell input to fix from a
-cluster to retry and from a bug; the CLI turns each kind into its exit code (``alc_dask.cli``).
+cluster to retry and from a bug; the CLI turns each kind into its exit code (``alc_dask.cli_exit_codes``).
 
 Each error of a layer is one of these kinds, defined beside the code that raises it (``JobSpecError``,
 raised by the job layer and the families alike, is defined here): ``JobSpecError`` (a job file),

@@ -82,6 +82,7 @@ def audit_job(folder: Path) -> Path:
     return job
 
 
+@pytest.mark.long
 def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
     job = audit_job(tmp_path)
     first = run_audit(job, workers=1, stamp="2025-01-01T000000Z", progress=False)

@@ -144,6 +144,7 @@ def run_killing_a_worker(cluster: Cluster, job: Path, after_parts: int) -> None:
     assert run.returncode == 0, err
 
 
+@pytest.mark.long
 def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path, monkeypatch):
     monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")  # a part per scenario: the test sees each one finish
     job = write_job(tmp_path, ["income", "region", "education", "occupation", "age", "hours_per_week"], rows=2500)
@@ -176,6 +177,7 @@ def test_a_worker_killed_mid_run_of_a_release_kept_on_the_workers_loses_no_scena
     pd.testing.assert_frame_equal(scores.drop(columns=TIMINGS), expected.drop(columns=TIMINGS))
 
 
+@pytest.mark.long
 def test_the_only_worker_restarted_by_its_nanny_mid_run_loses_no_scenario(tmp_path, monkeypatch):
     """The release sent to the worker dies with it; the run must send it again, not fail the rest."""
     monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")
@@ -209,6 +211,7 @@ def stderr_lines(text: str) -> list[str]:
     return [line for line in re.split(r"[\r\n]+", text) if line.strip() and not re.search(r"\| *\d+/\d+ \[", line)]
 
 
+@pytest.mark.long
 def test_ctrl_c_stops_a_local_run_cleanly_and_it_resumes(tmp_path, monkeypatch):
     monkeypatch.setenv("ALC_DASK_FLUSH_SECONDS", "0.5")  # a first part soon; the rest is saved on Ctrl-C
     job = write_job(tmp_path, ["income", "region", "education", "occupation"], rows=2500)
@@ -277,6 +280,7 @@ def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
+@pytest.mark.long
 def test_unreachable_scheduler(tmp_path):
     job = write_job(tmp_path, ["income"], rows=300)
     result = invoke("run", job, "--scheduler", "tcp://127.0.0.1:9")
@@ -321,7 +325,7 @@ class NotAScheduler:
                 time.sleep(0.5)
 
 
-@pytest.mark.parametrize("kind", ["malformed", "refused", "not a scheduler"])
+@pytest.mark.parametrize("kind", ["malformed", pytest.param("refused", marks=pytest.mark.long), "not a scheduler"])  # refused: waits the connect timeout
 def test_bad_schedulers_fail_in_one_line_without_traceback(tmp_path, kind):
     job = write_job(tmp_path, ["income"], rows=300)
     server = NotAScheduler() if kind == "not a scheduler" else None
@@ -378,6 +382,7 @@ def test_job_file_json_equivalent(tmp_path):
     assert planned_ids(as_json) == planned_ids(job)
 
 
+@pytest.mark.long
 def test_demo_reports_the_weak_release_leaking_more_than_the_strong(tmp_path):
     result = alc_dask("demo", "--rows", "1500", "--out", tmp_path / "demo", "--workers", "2")
     assert result.returncode == 0, result.stderr

@@ -17,7 +17,6 @@ import yaml
 from click.testing import CliRunner
 from test_cli_score import example_predictions
 
-from alc_dask import cli
 from alc_dask.apps.score import PredictionsError
 from alc_dask.cli import (
     EXIT_BAD_INPUT,
@@ -178,7 +177,7 @@ def test_an_internal_error_is_1_in_one_line(monkeypatch, predictions):
     def broken(*args, **kwargs):
         raise TypeError("unsupported operand")
 
-    monkeypatch.setattr(cli, "score_predictions", broken)
+    monkeypatch.setattr("alc_dask.apps.score.score_predictions", broken)
     result = invoke("score", predictions)
     assert result.exit_code == EXIT_INTERNAL_ERROR
     assert result.output.strip() == "Error: internal error: TypeError: unsupported operand (run `alc-dask --traceback score ...` to see where)"
@@ -187,9 +186,10 @@ def test_an_internal_error_is_1_in_one_line(monkeypatch, predictions):
 BROKEN_SCORE = """
 import sys
 from alc_dask import cli
+from alc_dask.apps import score
 def broken(*args, **kwargs):
     raise TypeError("unsupported operand")
-cli.score_predictions = broken
+score.score_predictions = broken
 sys.argv[0] = "alc-dask"
 cli.main()
 """

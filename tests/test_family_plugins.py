@@ -57,6 +57,7 @@ def write_release(folder: Path) -> None:
     tables["original"].iloc[600:].to_parquet(folder / "control.parquet")
 
 
+@pytest.mark.long
 def test_an_installed_family_and_attack_run_on_a_cluster_with_summary_and_audit(cluster_with_plugins, tmp_path):
     write_release(tmp_path)
     job = {

@@ -32,3 +32,15 @@ def test_bench_runs_a_benchmark_of_the_repository():
 def test_columns_regenerates_the_readmes_column_lists():
     (command,) = [line for line in make_dry_run("columns") if "alc_dask.results.columns" in line]
     assert command.endswith("-m alc_dask.results.columns README.md")
+
+
+def test_test_runs_the_default_suite_then_the_long_and_timing_cases():
+    suites = [line.split(" -m pytest", 1)[1].strip() for line in make_dry_run("test") if " -m pytest" in line]
+    assert suites == ["", '-m "long or timing"']
+
+
+def test_the_default_suite_leaves_out_slow_long_and_timing_cases(pytestconfig):
+    registered = {line.split(":")[0] for line in pytestconfig.getini("markers")}
+    assert {"slow", "long", "timing"} <= registered
+    addopts = pytestconfig.getini("addopts")
+    assert addopts[addopts.index("-m") + 1] == "not slow and not timing and not long"

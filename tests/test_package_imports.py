@@ -2,9 +2,12 @@
 package, its job layer, ``alc-dask --help`` and ``alc-dask plan`` load none of distributed,
 scikit-learn, Numba or matplotlib, which only running scenarios (or drawing a report) needs."""
 
+import ast
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import yaml
@@ -30,6 +33,31 @@ def test_the_package_and_its_job_layer_import_no_runtime_library():
 def test_help_imports_no_runtime_library_nor_pandas():
     code = "from alc_dask.cli import main\ntry:\n    main(['--help'], standalone_mode=False)\nexcept SystemExit:\n    pass"
     assert loaded_by(code, (*RUNTIME, "pandas")) == []
+
+
+def test_python_m_cli_help_lists_every_command_and_imports_nothing_heavy():
+    """``python -X importtime -m alc_dask.cli --help``: every core and application command listed,
+    and among the modules imported none of the runtime libraries, pandas, nor a family package."""
+    from alc_dask.apps import APP_COMMANDS
+
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "alc_dask.cli", "--help"], capture_output=True, text=True, check=True)
+    listed = set(re.findall(r"^  (\w+) ", result.stdout.split("Commands:")[1].split("Exit codes:")[0], re.MULTILINE))
+    assert listed == {"run", "plan", "summarize", "audit", *(command.name for command in APP_COMMANDS)}
+    imported = {line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines() if line.startswith("import time:") and "|" in line}
+    assert "alc_dask.cli_exit_codes" in imported  # the report is of the right run
+    assert not {module.split(".")[0] for module in imported} & {*RUNTIME, "pandas"}
+    assert not [module for module in imported if module.startswith("alc_dask.families")]
+
+
+def test_the_cli_core_imports_no_family_package():
+    """The core CLI knows no family: families come from entry points, and the applications (which may
+    import them) are added from ``alc_dask.apps.APP_COMMANDS``."""
+    package = Path(__file__).resolve().parents[1] / "alc_dask"
+    for module in ("cli.py", "cli_exit_codes.py", "cli_options.py"):
+        tree = ast.parse((package / module).read_text())
+        names = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+        names += [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+        assert not [name for name in names if name.startswith("alc_dask.families")], module
 
 
 def test_plan_of_a_small_release_imports_no_runtime_library(tmp_path):

@@ -122,6 +122,7 @@ def parted_run(client, tmp_path_factory):
     return job, run_job(job, client=client, progress=False)
 
 
+@pytest.mark.long
 def test_a_job_on_parts_scores_bit_for_bit_as_on_a_copied_release(client, parted_run):
     job, parted = parted_run
     copied = run_job(write_job(job.parent, None, "1GiB"), client=client, progress=False)
@@ -185,6 +186,7 @@ def test_a_truncated_profile_keeps_the_extremes_and_a_non_number(monkeypatch):
     assert merged.columns["t"].truncated and {"0", "49", "n/a"} <= kept and merged.n_rows == len(text)
 
 
+@pytest.mark.long
 def test_a_worker_killed_mid_run_loses_no_scenario(client, parted_run, tmp_path, monkeypatch):
     """The parts the killed worker held are read and encoded again (Dask's lineage): the run completes
     with the scores of an undisturbed one. (With a scheduler and worker processes and the issue's 30

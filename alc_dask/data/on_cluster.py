@@ -16,11 +16,12 @@ import numpy as np
 
 from alc_dask.data.errors import ReleaseError
 from alc_dask.data.extremes import warn_of_extremes
+from alc_dask.data.loading import check_columns, parse_overrides, table_names
 from alc_dask.data.numbers import as_floats
 from alc_dask.data.partitioned import PartitionedTable
 from alc_dask.data.parts import ROWS_PER_PART, TablePart, TableParts, list_parts
 from alc_dask.data.profile import TableProfile, merge_profiles
-from alc_dask.data.release import Release, check_columns, parse_overrides, table_names
+from alc_dask.data.release import Release
 from alc_dask.data.schema import MAX_CATEGORIES, Column, ColumnKind, Typing, build_column, decide_typing, infer_kind
 from alc_dask.data.table import EncodedTable
 

@@ -15,7 +15,7 @@ from pydantic import AfterValidator, Field
 
 from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.data.partitioned import whole
-from alc_dask.families.base import FamilyParams, column
+from alc_dask.families.base import EvaluationFamily, FamilyParams, column
 from alc_dask.measure import AttackCounts, risk_label
 
 WP29_FIELDS = (
@@ -57,6 +57,19 @@ def _some(columns: tuple[str, ...]) -> tuple[str, ...]:
 ChosenColumns = Annotated[tuple[str, ...], AfterValidator(_some)]
 """Columns a job chooses; left out, every column of the attacked table. An empty list is refused
 rather than read as every column: it is a list emptied by mistake, not a choice."""
+
+
+class Wp29Family(EvaluationFamily):
+    """What Anonymeter's three evaluators share: their measures, headline (the privacy risk) and report section."""
+
+    fields = WP29_FIELDS
+    headline = "privacy_risk"
+
+    @classmethod
+    def report_section(cls, scores):
+        from alc_dask.families.wp29.section import section
+
+        return section(cls.name, scores)
 
 
 class Wp29Params(FamilyParams):

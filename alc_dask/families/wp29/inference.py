@@ -20,8 +20,8 @@ import pyarrow as pa
 from pydantic import Field, model_validator
 
 from alc_dask.data import ColumnKind, EncodedTable
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, column
-from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.base import CheckExamples, Evaluation, column
+from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Family, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
 from alc_dask.seeds import stream
 
@@ -42,7 +42,7 @@ class InferenceParams(Wp29Params):
         return self
 
 
-class Inference(EvaluationFamily):
+class Inference(Wp29Family):
     name = "inference"
     Params = InferenceParams
     fields = (
@@ -61,12 +61,6 @@ class Inference(EvaluationFamily):
                 {"aux_cols": ["age", "sex", "education", "occupation"], "secret": "income", "n_attacks": 100},
             ]
         )
-
-    @classmethod
-    def report_section(cls, scores):
-        from alc_dask.families.wp29.section import section
-
-        return section(cls.name, scores)
 
     def describe(self) -> str:
         return self.params.secret

@@ -18,8 +18,8 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily
-from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Params, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.base import CheckExamples, Evaluation
+from alc_dask.families.wp29.common import Wp29Family, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
 from alc_dask.seeds import stream
 
@@ -42,23 +42,15 @@ class LinkabilityParams(Wp29Params):
         return self
 
 
-class Linkability(EvaluationFamily):
+class Linkability(Wp29Family):
     name = "linkability"
     Params = LinkabilityParams
-    fields = WP29_FIELDS
-    headline = "privacy_risk"
 
     @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
         """Two halves of three columns each, linked by the nearest row and by the five nearest."""
         halves = [list(columns[:3]), list(columns[3:6])]
         return CheckExamples([{"aux_cols": halves, "n_attacks": 100}, {"aux_cols": halves, "n_neighbors": 5, "n_attacks": 100}])
-
-    @classmethod
-    def report_section(cls, scores):
-        from alc_dask.families.wp29.section import section
-
-        return section(cls.name, scores)
 
     def describe(self) -> str:
         return "-".join(self.params.aux_cols[0][:1] + self.params.aux_cols[1][:1])

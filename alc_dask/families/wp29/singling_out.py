@@ -19,8 +19,8 @@ from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import whole
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily
-from alc_dask.families.wp29.common import WP29_FIELDS, ChosenColumns, Wp29Params, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.base import CheckExamples, Evaluation
+from alc_dask.families.wp29.common import ChosenColumns, Wp29Family, Wp29Params, attacked_tables, check_columns, wp29_measures
 from alc_dask.families.wp29.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches
 from alc_dask.measure import AttackCounts, singling_out_probability
 from alc_dask.seeds import stream
@@ -48,21 +48,13 @@ class SinglingOutParams(Wp29Params):
         return self
 
 
-class SinglingOut(EvaluationFamily):
+class SinglingOut(Wp29Family):
     name = "singling_out"
     Params = SinglingOutParams
-    fields = WP29_FIELDS
-    headline = "privacy_risk"
 
     @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
         return CheckExamples([{"mode": "univariate", "n_attacks": 50}, {"mode": "multivariate", "n_cols": 3, "n_attacks": 50}])
-
-    @classmethod
-    def report_section(cls, scores):
-        from alc_dask.families.wp29.section import section
-
-        return section(cls.name, scores)
 
     def describe(self) -> str:
         return self.params.mode

@@ -18,7 +18,7 @@ from alc_dask.apps.synthetic import make_demo_release
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN_FAMILY = ROOT / "examples" / "plugin-family"
-TOY_ATTACK = Path(__file__).with_name("toy_family")
+TOY_ATTACK = Path(__file__).with_name("toy_attacks")
 
 
 def install(target: Path, *packages: Path) -> Path:

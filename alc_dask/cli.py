@@ -109,10 +109,15 @@ def summarize(out: tuple[str, ...], report_dir: str | None) -> None:
     scores = scores_of(out)
     if scores.empty:
         raise ResultsError(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/<family>/)")
+    from alc_dask.report.verdict import verdict_lines, verdict_of, write_verdict
+
     summary = summary_of(scores)
-    paths = write_report(summary, report_dir or join(out[0], "report"))
+    folder = report_dir or join(out[0], "report")
+    paths = write_report(summary, folder)
+    verdict = verdict_of(scores)
     click.echo(as_text(summary))
-    click.echo(f"Report: {paths['html']} (Markdown: {paths['markdown']})")
+    click.echo("\n".join(verdict_lines(verdict)))
+    click.echo(f"Report: {paths['html']} (Markdown: {paths['markdown']}; verdict: {write_verdict(verdict, folder)})")
 
 
 @main.command()
@@ -125,15 +130,17 @@ def summarize(out: tuple[str, ...], report_dir: str | None) -> None:
 def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: str | None, wait: bool) -> None:
     """Run JOB as a dated audit and compare with the previous one.
 
-    Exit code 4 when the release is flagged (a scenario at risk or serious, or worse than at the
-    previous audit), else 3 when scenarios failed, else 0.
+    Exit code 4 when the release is flagged (its verdict is flagged, or a scenario is at risk or
+    serious, or worse than at the previous audit), else 3 when scenarios failed, else 0.
     """
     from alc_dask.report.nightly import run_audit
+    from alc_dask.report.verdict import verdict_lines
 
     outcome = run_audit(job, scheduler=scheduler, workers=workers, out=out, dashboard=dashboard, wait=wait)
     click.echo(outcome.markdown)
+    click.echo("\n".join(verdict_lines(outcome.verdict)))
     click.echo(f"Audit report: {outcome.report}")
-    sys.exit(_audit_exit_code(outcome.diff.flagged))
+    sys.exit(EXIT_RELEASE_FLAGGED if outcome.verdict.verdict == "flagged" else _audit_exit_code(outcome.diff.flagged))
 
 
 for app_command in APP_COMMANDS:

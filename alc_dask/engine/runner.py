@@ -21,6 +21,7 @@ from alc_dask.engine.progress import Progress, say
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenarios, skipped_outcome
 from alc_dask.families import get_family
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
+from alc_dask.report.verdict import verdict_of, write_verdict
 from alc_dask.results import COMPACT_ABOVE, ResultStore
 from alc_dask.results.check import Damage
 
@@ -45,6 +46,7 @@ def run_job(
     ``connect`` (checked before any work). One run at a time writes an output directory: another
     run holding it raises ``FolderBusy`` naming it, or is waited for (``wait``). The scores frame
     has a ``status`` column: ``ok``, ``failed`` or ``skipped`` (cannot be attacked; reason in ``error``).
+    The job's verdict is written beside its results, ``verdict.json`` (see ``alc_dask.report.verdict``).
     """
     check_dashboard(dashboard, scheduler)
     spec, source = _as_spec(spec_or_path)
@@ -65,8 +67,10 @@ def run_job(
                 fan_out(cluster.get(), release, todo, job_context(spec), store, Progress(len(todo), spec.name, progress, verbose))
         store.compact(above=COMPACT_ABOVE)
         scores = store.read_scores()
-    wanted = {s.id for s in scenarios}
-    return scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
+        wanted = {s.id for s in scenarios}
+        scores = scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
+        write_verdict(verdict_of(scores, spec.audit.thresholds), store.files.url)
+    return scores
 
 
 def rerun_notice(damaged: list[Damage]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from alc_dask.families.planning import Generator, PlanContext, Planned
     from alc_dask.families.presentation import Section
     from alc_dask.measure import SettingError
+    from alc_dask.measure.verdict import Threshold
 
 
 INVALID_FIELD = "invalid_field"
@@ -41,6 +42,20 @@ def column(name: str, type: pa.DataType, description: str) -> pa.Field:
     import pyarrow as pa
 
     return pa.field(name, type, metadata={"description": description})
+
+
+class HeadlineInterval(NamedTuple):
+    """A headline value, its interval (NaN bounds: not known) and the trials it rests on (attacks,
+    targets; None when not a count of trials)."""
+
+    value: float
+    low: float
+    high: float
+    trials: float | None
+
+
+def _number(value) -> float:
+    return float("nan") if value is None else float(value)
 
 
 class FamilyParams(BaseModel):
@@ -162,6 +177,24 @@ class EvaluationFamily:
 
     def evaluate(self, release: Release, seed: int) -> Evaluation:
         raise NotImplementedError
+
+    threshold: ClassVar[Threshold | None] = None
+    """The headline value from which an evaluation is flagged, with its source; None: the family
+    states none, and its evaluations are inconclusive in a verdict."""
+    scale: ClassVar[str] = ""
+    """What the headline measures, in its own units (one phrase, for the verdict's scorecard)."""
+
+    @classmethod
+    def headline_interval(cls, row: Mapping[str, Any]) -> HeadlineInterval:
+        """The headline of one stored row with its interval and the trials behind it: by default
+        the point alone (no interval: never a pass on its own)."""
+        value = _number(row.get(cls.headline))
+        return HeadlineInterval(value, float("nan"), float("nan"), None)
+
+    @classmethod
+    def evidence(cls, row: Mapping[str, Any]) -> str:
+        """One sentence a custodian understands of what one evaluation found."""
+        return f"{cls.headline} {_number(row.get(cls.headline)):.3g}"
 
     @classmethod
     def report_section(cls, scores: pd.DataFrame) -> Section:

@@ -8,6 +8,7 @@ at the top level of a job) and its scenario generators (``generate:`` entries); 
 one evaluation of the family it names (the default family when it names none), validated by it.
 """
 
+import math
 import re
 import typing
 from functools import cache
@@ -161,6 +162,20 @@ class AuditSpec(Strict):
     flag_pi_at: Annotated[float, Field(gt=0, le=1)] | None = None
     """Also flag an ALC scenario vulnerable at matched coverage with a precision improvement at
     least this (off by default: the ALC's labels decide)."""
+    thresholds: dict[str, float] = {}
+    """Family -> the headline value from which its evaluations are flagged in the verdict, instead
+    of the family's own threshold (see ``alc_dask.report.verdict``)."""
+
+    @field_validator("thresholds")
+    @classmethod
+    def _known_families(cls, thresholds: dict[str, float]) -> dict[str, float]:
+        known = family_names()
+        for name, value in thresholds.items():
+            if name not in known:
+                raise ValueError(f"thresholds: unknown family {name!r}; known families: {', '.join(known)}")
+            if not math.isfinite(value):
+                raise ValueError(f"thresholds.{name}: must be a finite number; got {value}")
+        return thresholds
 
 
 class JobSpec(Strict):

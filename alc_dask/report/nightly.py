@@ -16,6 +16,7 @@ from alc_dask.engine import run_job
 from alc_dask.engine.progress import say
 from alc_dask.jobs import load_job
 from alc_dask.report.audit import AuditDiff, audit_markdown, compare
+from alc_dask.report.verdict import Verdict, verdict_of
 from alc_dask.results import ResultsError, read_scores
 from alc_dask.results.files import Files, join, read_text, write_file
 
@@ -28,6 +29,7 @@ class AuditOutcome:
     diff: AuditDiff
     report: Path | str  # a URL when the output is one
     previous: str | None
+    verdict: Verdict
 
     @property
     def markdown(self) -> str:
@@ -35,7 +37,7 @@ class AuditOutcome:
 
     @property
     def passed(self) -> bool:
-        return self.diff.passed
+        return self.diff.passed and self.verdict.verdict != "flagged"
 
 
 def run_audit(
@@ -61,7 +63,7 @@ def run_audit(
     diff = compare(scores, previous_scores, worse_by=spec.audit.worse_by, flag_pi_at=spec.audit.flag_pi_at)
     report = join(folder, stamp, f"audit-{stamp}.md")
     write_file(report, audit_markdown(diff, release, stamp, previous, skipped).encode())
-    return AuditOutcome(diff, report, previous)
+    return AuditOutcome(diff, report, previous, verdict_of(scores, spec.audit.thresholds))
 
 
 def claim_stamp(folder: str | os.PathLike, stamp: str) -> str:

@@ -19,8 +19,9 @@ from alc_dask.families.alc.entries import GENERATORS, AlcJobSettings, ExplicitSc
 from alc_dask.families.alc.loop import AttackResult, run_attack
 from alc_dask.families.alc.params import AlcParams
 from alc_dask.families.alc.settings import to_settings
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, column
-from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, Tolerance, risk_label
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, HeadlineInterval, column
+from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, Tolerance, alc, prc, risk_label
+from alc_dask.measure.verdict import Threshold
 
 PRC_MEASURES = {
     "n": "predictions kept at the best cut",
@@ -88,6 +89,29 @@ class AlcFamily(EvaluationFamily):
     Params = AlcParams
     fields = ALC_FIELDS
     headline = "alc"
+    threshold = Threshold(0.5, "Francis & Wagner 2025, §6.1: an ALC from 0.5 is at risk")
+    scale = "ALC: how much better the secret is inferred from the release than from the population alone (0: no better, 1: always right)"
+
+    @classmethod
+    def headline_interval(cls, row):
+        """The ALC with the attack's and the base's precision at the ends of their Wilson intervals,
+        the worst pairing at each end: a conservative interval."""
+
+        def prc_at(side: str, end: str) -> float:
+            return float(prc(float(row[f"{side}_interval_{end}"]), float(row[f"{side}_recall"])))
+
+        value = float(row["alc"])
+        low = float(alc(prc_at("base", "high"), prc_at("attack", "low")))
+        high = float(alc(prc_at("base", "low"), prc_at("attack", "high")))
+        return HeadlineInterval(value, min(low, value), max(high, value), float(row["attack_n"]))
+
+    @classmethod
+    def evidence(cls, row) -> str:
+        return (
+            f"{row['secret']!r} is inferred for people in the original with precision {float(row['attack_precision']):.1%} at recall "
+            f"{float(row['attack_recall']):.1%}; from the population alone ({row['baseline']} baseline), {float(row['base_precision']):.1%} (ALC {float(row['alc']):.2f})"
+        )
+
     Entry = ExplicitScenario
     JobSettings = AlcJobSettings
     generators = GENERATORS

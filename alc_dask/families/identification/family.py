@@ -20,11 +20,12 @@ import pyarrow as pa
 from pydantic import Field
 
 from alc_dask.data import ScenarioError
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, column
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column
 from alc_dask.families.identification.anonymity_sets import anonymity_sets
 from alc_dask.families.identification.generators import QuasiIdentifierSets
 from alc_dask.measure import risk_label
 from alc_dask.measure.scaling_fits import fit_correctness, fit_profile
+from alc_dask.measure.verdict import Threshold
 
 
 class IdentificationParams(FamilyParams):
@@ -45,6 +46,22 @@ class Identification(EvaluationFamily):
     name = "identification"
     Params = IdentificationParams
     headline = "kappa_population"
+    threshold = Threshold(
+        0.09, "the re-identification risk threshold of EMA Policy 0070 and Health Canada's clinical-data guidance (0.09); Anonymeter sets none"
+    )
+    scale = "κ: the share of the population identified correctly when matched on the quasi-identifiers"
+
+    @classmethod
+    def headline_interval(cls, row):
+        return HeadlineInterval(float(row["kappa_population"]), float(row["kappa_population_low"]), float(row["kappa_population_high"]), None)
+
+    @classmethod
+    def evidence(cls, row) -> str:
+        return (
+            f"matched on {', '.join(json.loads(row['quasi_identifiers']))}, {float(row['kappa_population']):.1%} of a population of "
+            f"{int(row['population']):,} would be identified correctly"
+        )
+
     generators = (QuasiIdentifierSets,)
 
     @classmethod

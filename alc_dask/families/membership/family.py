@@ -22,10 +22,11 @@ from alc_dask.attacks.base import AttackKind
 from alc_dask.attacks.prepared import prepared_state
 from alc_dask.attacks.registry import build_attack
 from alc_dask.data import Release, ScenarioError
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, column
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column
 from alc_dask.families.membership.attacks import MembershipRecords, MembershipTask
 from alc_dask.families.wp29.common import ChosenColumns, check_columns
-from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, SettingError, Skew, risk_label
+from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, SettingError, Skew, alc, prc, risk_label
+from alc_dask.measure.verdict import Threshold
 from alc_dask.seeds import stream
 from alc_dask.shown import shown
 
@@ -131,6 +132,23 @@ class Membership(EvaluationFamily):
     name = "membership"
     Params = MembershipParams
     headline = "membership_alc"
+    threshold = Threshold(0.5, "Francis & Wagner 2025, §6.1: an ALC from 0.5 is at risk")
+    scale = "the ALC of calling the top-scored people members over guessing that everyone is, at the attacker's skew"
+
+    @classmethod
+    def headline_interval(cls, row):
+        """The membership ALC with the best precision at the ends of its interval."""
+        base = prc(float(row["baseline_precision"]), 1.0)
+        ends = [float(alc(base, prc(float(row[f"best_precision_{end}"]), float(row["best_recall"])))) for end in ("low", "high")]
+        value = float(row["membership_alc"])
+        return HeadlineInterval(value, min(ends[0], value), max(ends[1], value), float(row["n_members"]) + float(row["n_non_members"]))
+
+    @classmethod
+    def evidence(cls, row) -> str:
+        return (
+            f"at {row['skew']} (members:non-members), calling the top-scored people members is right {float(row['best_precision']):.1%} of the time "
+            f"at recall {float(row['best_recall']):.1%}; guessing everyone a member, {float(row['baseline_precision']):.1%}"
+        )
 
     @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:

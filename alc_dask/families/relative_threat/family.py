@@ -39,6 +39,7 @@ from alc_dask.measure.relative_threat import (
     split_rhat,
     threatened,
 )
+from alc_dask.measure.verdict import Threshold
 from alc_dask.seeds import stream
 
 RHAT_LIMIT = 1.1
@@ -114,6 +115,16 @@ class RelativeThreat(EvaluationFamily):
     name = "relative_threat"
     Params = RelativeThreatParams
     headline = "alc_over_learner"
+    threshold = Threshold(0.5, "Francis & Wagner 2025, §6.1: an ALC from 0.5 is at risk")
+    scale = "the ALC of the Bayesian attacker over a learner of the population from the same table (Boreale et al. 2020, relative threat)"
+
+    @classmethod
+    def evidence(cls, row) -> str:
+        return (
+            f"the Bayesian attacker gets the sensitive value of {float(row['gt_attacker']):.1%} of rows right; a learner of the population "
+            f"from the same table, {float(row['gt_learner']):.1%} (ALC {float(row['alc_over_learner']):.2f})"
+        )
+
     run_dependent = frozenset({"chain_seconds", "chain_workers"})
 
     @classmethod

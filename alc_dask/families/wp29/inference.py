@@ -45,6 +45,11 @@ class InferenceParams(Wp29Params):
 class Inference(Wp29Family):
     name = "inference"
     Params = InferenceParams
+
+    @classmethod
+    def evidence(cls, row) -> str:
+        return f"{row['secret']!r} is inferred right from the release for {float(row['attack_rate']):.1%} of people of the original; for people not in it, {float(row['control_rate']):.1%}"
+
     fields = (
         column("secret", pa.string(), "the column the attack guesses"),
         column("known", pa.string(), "the auxiliary columns the attacker knows, as a sorted JSON list"),

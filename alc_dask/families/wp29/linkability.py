@@ -47,6 +47,10 @@ class Linkability(Wp29Family):
     Params = LinkabilityParams
 
     @classmethod
+    def evidence(cls, row) -> str:
+        return f"{float(row['attack_rate']):.1%} of people of the original are linked across the two halves of their columns through the release; of people not in it, {float(row['control_rate']):.1%}"
+
+    @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
         """Two halves of three columns each, linked by the nearest row and by the five nearest."""
         halves = [list(columns[:3]), list(columns[3:6])]

@@ -53,6 +53,10 @@ class SinglingOut(Wp29Family):
     Params = SinglingOutParams
 
     @classmethod
+    def evidence(cls, row) -> str:
+        return f"{float(row['attack_rate']):.1%} of the predicates made from the release single out one person of the original; on people not in it, {float(row['control_rate']):.1%}"
+
+    @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
         return CheckExamples([{"mode": "univariate", "n_attacks": 50}, {"mode": "multivariate", "n_cols": 3, "n_attacks": 50}])
 

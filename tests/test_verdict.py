@@ -57,7 +57,9 @@ def test_a_copy_of_the_original_is_flagged_by_each_family_and_a_fresh_sample_by_
 
     written = json.loads((tmp_path / "copy" / "out" / "verdict.json").read_text())
     read_back = Verdict.model_validate(written)  # the run wrote it beside its results, valid against its model
-    assert read_back.verdict == "flagged" and [(e.id, e.label, e.headline) for e in read_back.evaluations] == [(e.id, e.label, e.headline) for e in leaked.evaluations]
+    assert read_back.verdict == "flagged" and [(e.id, e.label, e.headline) for e in read_back.evaluations] == [
+        (e.id, e.label, e.headline) for e in leaked.evaluations
+    ]
     evaluation = written["evaluations"][0]
     assert {"family", "id", "params", "label", "headline", "measures"} <= set(evaluation)
     assert {"name", "value", "low", "high", "threshold"} <= set(evaluation["headline"])

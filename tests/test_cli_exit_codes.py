@@ -36,6 +36,7 @@ from alc_dask.jobs import JobSpecError
 from alc_dask.measure import SettingError
 from alc_dask.report import compare
 from alc_dask.report.nightly import AuditOutcome
+from alc_dask.report.verdict import Verdict
 from alc_dask.results import ResultsError
 from alc_dask.results.lease import FolderBusy
 
@@ -116,11 +117,11 @@ def test_failed_scenarios_of_the_demo_are_3(monkeypatch, tmp_path):
     assert result.exit_code == EXIT_SCENARIOS_FAILED, result.output
 
 
-def audit_outcome(tmp_path, *rows) -> AuditOutcome:
+def audit_outcome(tmp_path, *rows, verdict: str = "pass") -> AuditOutcome:
     frame = pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk"]).assign(secret="s", known="[]", baseline="ml")
     report = tmp_path / "audit.md"
     report.write_text("audit report\n")
-    return AuditOutcome(compare(frame, None), report, None)
+    return AuditOutcome(compare(frame, None), report, None, Verdict(verdict=verdict, evaluations=[], thresholds={}))
 
 
 @pytest.mark.parametrize(
@@ -137,6 +138,15 @@ def test_audit_codes(monkeypatch, tmp_path, rows, code):
     result = invoke("audit", tmp_path / "job.yaml")
     assert result.exit_code == code, result.output
     assert "Audit report:" in result.output
+
+
+def test_a_flagged_verdict_fails_the_audit_whatever_the_comparison(monkeypatch, tmp_path):
+    """A release flagged on its families' own scales (say Anonymeter's risk past 0.09, labelled "safe"
+    on the ALC's scale) stops the audit even when no label got worse."""
+    outcome = audit_outcome(tmp_path, ("a", "ok", 0.1, "safe"), verdict="flagged")
+    monkeypatch.setattr("alc_dask.report.nightly.run_audit", lambda *args, **kwargs: outcome)
+    result = invoke("audit", tmp_path / "job.yaml")
+    assert result.exit_code == EXIT_RELEASE_FLAGGED and "VERDICT: FLAGGED" in result.output, result.output
 
 
 def test_an_unavailable_cluster_is_5(monkeypatch, tmp_path):

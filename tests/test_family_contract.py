@@ -98,7 +98,7 @@ def test_measures_undeclared_of_another_type_or_without_a_known_label_are_named(
 
 
 def scores(headlines: list[float], risks: list[str]) -> pd.DataFrame:
-    return pd.DataFrame({"status": "ok", "score": headlines, "risk": risks}, index=["a", "b"])
+    return pd.DataFrame({"status": "ok", "score": headlines, "risk": risks}, index=pd.Index(["a", "b"], name="scenario_id"))
 
 
 def test_a_copy_scored_no_worse_than_a_fresh_sample_or_labelled_harmless_breaks_the_first_rule():

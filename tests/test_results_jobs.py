@@ -136,6 +136,7 @@ def test_a_job_with_its_output_on_s3_scores_as_locally_and_resumes(tmp_path, cli
         "parts.json",
         "predictions/part-00000001.parquet",
         "scores/alc/part-00000001.parquet",
+        "verdict.json",
     ]
 
     again = run_job(job, client=client, out=url, progress=False)
@@ -158,7 +159,7 @@ def test_summaries_and_audits_are_written_to_s3(tmp_path, client, s3, monkeypatc
     assert summary.exit_code == 0, summary.output
     assert f"Report: {s3}/reports/summary/report.html" in summary.output
     written = objects(f"{s3}/reports/summary")
-    assert {key.rsplit("/", 1)[1] for key in written} == {"summary.txt", "summary.md", "report.html", "plot-1.png", "plot-2.png"}
+    assert {key.rsplit("/", 1)[1] for key in written} == {"summary.txt", "summary.md", "report.html", "plot-1.png", "plot-2.png", "verdict.json"}
 
     monkeypatch.setattr("alc_dask.report.nightly.run_job", lambda *args, **kwargs: run_job(*args, **{**kwargs, "client": client}))
     first = run_audit(job, out=f"{s3}/nightly", stamp="2025-01-01T000000Z", progress=False)

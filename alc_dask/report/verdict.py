@@ -71,13 +71,14 @@ def verdict_of(scores: pd.DataFrame, thresholds: Mapping[str, float] | None = No
         family = get_family(row["family"])
         threshold = thresholds.get(family.name, family.threshold.value if family.threshold else None)
         applied[family.name] = threshold
-        evaluations.append(_judged(family, row, threshold))
+        evaluations.append(judged(family, row, threshold))
     evaluations.sort(key=_severity)
     labels = [e.label for e in evaluations] + ([Label.INCONCLUSIVE] if failed else [])
     return Verdict(verdict=worst(labels).value, evaluations=evaluations, thresholds=applied, failed=failed)
 
 
-def _judged(family, row: pd.Series, threshold: float | None) -> EvaluationVerdict:
+def judged(family, row: pd.Series, threshold: float | None) -> EvaluationVerdict:
+    """One stored row of ``family`` (a family class) labelled against ``threshold`` (None: none stated)."""
     values = {name: _scalar(value) for name, value in row.items()}
     measures = {field.name: values.get(field.name) for field in family.fields if _is_scalar(row.get(field.name))}
     head = family.headline_interval(values)
@@ -149,11 +150,13 @@ def verdict_json(verdict: Verdict) -> bytes:
 
 
 def write_verdict(verdict: Verdict, folder) -> str:
-    """``verdict.json`` at the root of ``folder`` (a path or URL), written whole or not at all."""
-    from alc_dask.results.files import join, write_file
+    """``verdict.json`` at the root of ``folder`` (a path or URL), written whole or not at all; left
+    untouched when it already says the same (a resumed run that found everything done writes nothing)."""
+    from alc_dask.results.files import join, read_bytes, write_file
 
-    path = join(folder, "verdict.json")
-    write_file(path, verdict_json(verdict))
+    path, data = join(folder, "verdict.json"), verdict_json(verdict)
+    if read_bytes(path) != data:
+        write_file(path, data)
     return str(path)
 
 

@@ -39,6 +39,15 @@ def write_file(location: str | os.PathLike, data: bytes) -> None:
     folder.put_bytes(folder.root, data)
 
 
+def read_bytes(location: str | os.PathLike) -> bytes | None:
+    """The file's bytes; None when there is no such file."""
+    try:
+        with fsspec.open(str(location), "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
 def read_text(location: str | os.PathLike) -> str:
     with fsspec.open(str(location), "rt", encoding="utf-8") as handle:
         return handle.read()

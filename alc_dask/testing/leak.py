@@ -35,3 +35,20 @@ def check_copy_worse_than_fresh(cls: type[EvaluationFamily], copy: pd.DataFrame,
     )
     harmless = {s: copy.at[s, "risk"] for s in copy.index if copy.at[s, "risk"] in HARMLESS}
     expect(not harmless, name, "copy against fresh sample", f"a release copying the original was labelled harmless: {harmless}")
+    check_verdict_of_copy(cls, copy.reset_index())
+
+
+def check_verdict_of_copy(cls: type[EvaluationFamily], copy: pd.DataFrame) -> None:
+    """The verdict reads every evaluation of the copy (its headline's interval and its evidence) and
+    never passes it: a family without a threshold leaves it inconclusive, never pass."""
+    from alc_dask.report.verdict import judged
+
+    threshold = cls.threshold.value if cls.threshold else None
+    try:
+        evaluations = [judged(cls, row, threshold) for _, row in copy.iterrows()]
+    except Exception as error:  # noqa: BLE001 - the family's headline_interval or evidence is at fault: say so
+        expect(False, cls.name, "verdict", f"headline_interval or evidence failed on a stored row: {type(error).__name__}: {error}")
+    passed = [e.id for e in evaluations if e.label == "pass"]
+    expect(not passed, cls.name, "verdict", f"a release copying the original passed the verdict: {passed}")
+    silent = [e.id for e in evaluations if not e.evidence.strip()]
+    expect(not silent, cls.name, "verdict", f"evaluations without a sentence of evidence: {silent}")

@@ -23,7 +23,7 @@ from pydantic import Field, model_validator
 from alc_dask.attacks.base import AttributeTask
 from alc_dask.attacks.prepared import prepared_state
 from alc_dask.data import GroupedTable, ScenarioError
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, column
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column
 from alc_dask.families.relative_threat.attack import BayesianGroup
 from alc_dask.families.relative_threat.group_posterior import Chain, ChainSettings, FlatModel, Posterior
 from alc_dask.measure import alc, risk_label
@@ -117,6 +117,13 @@ class RelativeThreat(EvaluationFamily):
     headline = "alc_over_learner"
     threshold = Threshold(0.5, "Francis & Wagner 2025, §6.1: an ALC from 0.5 is at risk")
     scale = "the ALC of the Bayesian attacker over a learner of the population from the same table (Boreale et al. 2020, relative threat)"
+
+    @classmethod
+    def headline_interval(cls, row):
+        """A point: the accuracies are over every row of the release, averaged over the chains'
+        draws, which give no sampling interval of the threat."""
+        value = float(row["alc_over_learner"])
+        return HeadlineInterval(value, value, value, None)
 
     @classmethod
     def evidence(cls, row) -> str:

@@ -65,10 +65,14 @@ def run(job: Path, scheduler: str | None, workers: int | None, dashboard: bool |
     run is writing the output directory (unless --wait).
     """
     from alc_dask.engine import run_job
+    from alc_dask.report.verdict import read_verdict, verdict_lines
 
     scores = run_job(job, scheduler=scheduler, workers=workers, out=out, verbose=verbose, dashboard=dashboard, wait=wait)
     failed, skipped = int((scores["status"] == "failed").sum()), int((scores["status"] == "skipped").sum())
-    click.echo(f"{len(scores)} scenarios, {failed} failed, {skipped} skipped; results in {out or _output_of(job)}")
+    folder = out or _output_of(job)
+    click.echo(f"{len(scores)} scenarios, {failed} failed, {skipped} skipped; results in {folder}")
+    if (verdict := read_verdict(folder)) is not None:
+        click.echo("\n".join(verdict_lines(verdict)))
     if failed:
         sys.exit(EXIT_SCENARIOS_FAILED)
 

@@ -118,13 +118,15 @@ def test_run_on_a_cluster_then_summarize_and_resume(cluster, tmp_path):
 
     summary = alc_dask("summarize", tmp_path / "out")
     assert summary.returncode == 0, summary.stderr
-    assert "Evaluations per risk label" in summary.stdout and "Report:" in summary.stdout
+    assert "Evaluations per risk label" in summary.stdout and "Report:" in summary.stdout and "VERDICT: " in summary.stdout
+    assert (tmp_path / "out" / "report" / "verdict.json").is_file()
     html = (tmp_path / "out" / "report" / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 2
 
     parts = {p: p.stat().st_mtime_ns for p in (tmp_path / "out" / "scores").glob("*/*.parquet")}
     again = alc_dask("run", job, "--scheduler", cluster.file)
     assert again.returncode == 0 and "6 scenarios, 0 failed" in again.stdout
+    assert "VERDICT: " in again.stdout and (tmp_path / "out" / "verdict.json").is_file()
     assert {p: p.stat().st_mtime_ns for p in parts} == parts  # nothing rerun or rewritten
 
 

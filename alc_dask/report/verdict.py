@@ -160,6 +160,14 @@ def write_verdict(verdict: Verdict, folder) -> str:
     return str(path)
 
 
+def read_verdict(folder) -> Verdict | None:
+    """The ``verdict.json`` at the root of ``folder``, or None when there is none."""
+    from alc_dask.results.files import join, read_bytes
+
+    data = read_bytes(join(folder, "verdict.json"))
+    return None if data is None else Verdict.model_validate_json(data)
+
+
 def schema() -> dict:
     """The JSON Schema of ``verdict.json``."""
     return Verdict.model_json_schema()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from alc_dask.measure._checks import SettingError
+from alc_dask.measure.risk import RiskThresholds
 
 
 class Label(StrEnum):
@@ -37,6 +38,14 @@ class Threshold:
     def __post_init__(self):
         if not math.isfinite(self.value):
             raise SettingError("threshold", self.value, "a finite number")
+
+
+ALC_AT_RISK = Threshold(RiskThresholds().at_risk, "Francis & Wagner 2025, §6.1: an ALC from 0.5 is at risk")
+"""The threshold of every headline that is an ALC (of an attack over its baseline)."""
+REIDENTIFICATION = Threshold(
+    0.09, "the re-identification risk threshold of EMA Policy 0070 and Health Canada's clinical-data guidance (0.09); Anonymeter sets none"
+)
+"""The threshold of a headline that is a probability of singling out, linking, inferring or identifying someone."""
 
 
 def interval_label(low: float, high: float, threshold: float) -> Label:

@@ -21,7 +21,7 @@ from alc_dask.families.alc.params import AlcParams
 from alc_dask.families.alc.settings import to_settings
 from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, HeadlineInterval, column
 from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, Tolerance, alc, prc, risk_label
-from alc_dask.measure.verdict import Threshold
+from alc_dask.measure.verdict import ALC_AT_RISK
 
 PRC_MEASURES = {
     "n": "predictions kept at the best cut",
@@ -89,7 +89,7 @@ class AlcFamily(EvaluationFamily):
     Params = AlcParams
     fields = ALC_FIELDS
     headline = "alc"
-    threshold = Threshold(0.5, "Francis & Wagner 2025, §6.1: an ALC from 0.5 is at risk")
+    threshold = ALC_AT_RISK
     scale = "ALC: how much better the secret is inferred from the release than from the population alone (0: no better, 1: always right)"
 
     @classmethod

@@ -29,7 +29,9 @@ def planned(context: PlanContext, entry, where: str, produced: Iterable[tuple]) 
     from alc_dask.families.alc.params import AlcSettings
 
     settings = context.settings[ALC]
-    check_targets("targets", settings.targets, context.release)
+    if not context.memo.get((ALC, "targets checked")):  # the job's selection, checked once per job
+        check_targets("targets", settings.targets, context.release)
+        context.memo[(ALC, "targets checked")] = True
     produced = list(produced)
     if not produced:
         raise JobSpecError(f"{where} ({_kind(entry)}) expands to no scenario")

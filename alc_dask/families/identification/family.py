@@ -25,7 +25,7 @@ from alc_dask.families.identification.anonymity_sets import anonymity_sets
 from alc_dask.families.identification.generators import QuasiIdentifierSets
 from alc_dask.measure import risk_label
 from alc_dask.measure.scaling_fits import fit_correctness, fit_profile
-from alc_dask.measure.verdict import Threshold
+from alc_dask.measure.verdict import REIDENTIFICATION
 
 
 class IdentificationParams(FamilyParams):
@@ -46,9 +46,7 @@ class Identification(EvaluationFamily):
     name = "identification"
     Params = IdentificationParams
     headline = "kappa_population"
-    threshold = Threshold(
-        0.09, "the re-identification risk threshold of EMA Policy 0070 and Health Canada's clinical-data guidance (0.09); Anonymeter sets none"
-    )
+    threshold = REIDENTIFICATION
     scale = "κ: the share of the population identified correctly when matched on the quasi-identifiers"
 
     @classmethod

@@ -26,7 +26,7 @@ from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, 
 from alc_dask.families.membership.attacks import MembershipRecords, MembershipTask
 from alc_dask.families.wp29.common import ChosenColumns, check_columns
 from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, SettingError, Skew, alc, prc, risk_label
-from alc_dask.measure.verdict import Threshold
+from alc_dask.measure.verdict import ALC_AT_RISK
 from alc_dask.seeds import stream
 from alc_dask.shown import shown
 
@@ -132,7 +132,7 @@ class Membership(EvaluationFamily):
     name = "membership"
     Params = MembershipParams
     headline = "membership_alc"
-    threshold = Threshold(0.5, "Francis & Wagner 2025, §6.1: an ALC from 0.5 is at risk")
+    threshold = ALC_AT_RISK
     scale = "the ALC of calling the top-scored people members over guessing that everyone is, at the attacker's skew"
 
     @classmethod

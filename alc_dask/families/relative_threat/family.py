@@ -39,7 +39,7 @@ from alc_dask.measure.relative_threat import (
     split_rhat,
     threatened,
 )
-from alc_dask.measure.verdict import Threshold
+from alc_dask.measure.verdict import ALC_AT_RISK
 from alc_dask.seeds import stream
 
 RHAT_LIMIT = 1.1
@@ -115,7 +115,7 @@ class RelativeThreat(EvaluationFamily):
     name = "relative_threat"
     Params = RelativeThreatParams
     headline = "alc_over_learner"
-    threshold = Threshold(0.5, "Francis & Wagner 2025, §6.1: an ALC from 0.5 is at risk")
+    threshold = ALC_AT_RISK
     scale = "the ALC of the Bayesian attacker over a learner of the population from the same table (Boreale et al. 2020, relative threat)"
 
     @classmethod

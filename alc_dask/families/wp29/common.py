@@ -17,7 +17,7 @@ from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.data.partitioned import whole
 from alc_dask.families.base import EvaluationFamily, FamilyParams, HeadlineInterval, column
 from alc_dask.measure import AttackCounts, risk_label
-from alc_dask.measure.verdict import Threshold
+from alc_dask.measure.verdict import REIDENTIFICATION
 
 WP29_FIELDS = (
     column("privacy_risk", pa.float64(), "the members' excess success over the control's: (attack - control) / (1 - control), in [0, 1]"),
@@ -65,9 +65,7 @@ class Wp29Family(EvaluationFamily):
 
     fields = WP29_FIELDS
     headline = "privacy_risk"
-    threshold = Threshold(
-        0.09, "the re-identification risk threshold of EMA Policy 0070 and Health Canada's clinical-data guidance (0.09); Anonymeter sets none"
-    )
+    threshold = REIDENTIFICATION
     scale = "Anonymeter's privacy risk: the attack's success beyond what it achieves on people not in the release"
 
     @classmethod

@@ -12,6 +12,7 @@ _EXPORTS = {
     "AttackLoop": "alc_dask.families.alc.loop",
     "AttackResult": "alc_dask.families.alc.loop",
     "Release": "alc_dask.data",
+    "evaluate": "alc_dask.apps.evaluate",
     "register_attack": "alc_dask.attacks.registry",
     "run_attack": "alc_dask.families.alc.loop",
     "run_job": "alc_dask.engine",

@@ -1,0 +1,112 @@
+"""``check`` and ``evaluate``: the default battery (``alc_dask.apps.battery``) on an original, a
+release and an optional control table, run on the embedded local cluster, with no job file.
+
+The inputs are checked before any cluster starts (a missing file, an empty table, a release with
+columns the original lacks, a control table with other columns), each problem one ``ReleaseError``
+naming the file and the column.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from alc_dask.apps.battery import battery_entries, battery_job
+from alc_dask.data.errors import ReleaseError
+from alc_dask.data.io import read_table
+
+Table = str | os.PathLike | pd.DataFrame
+
+
+@dataclass
+class CheckInputs:
+    """The three tables, read and checked, and where the engine reads them from."""
+
+    original: pd.DataFrame
+    release: pd.DataFrame
+    control: pd.DataFrame | None
+    paths: dict[str, str | None] = field(default_factory=dict)
+
+
+def read_inputs(original: Table, release: Table, control: Table | None = None) -> CheckInputs:
+    """The tables, each checked: it exists, it has rows, its columns are the original's."""
+    tables = {"original": original, "release": release, "control": control}
+    read = {role: _read(role, source) for role, source in tables.items() if source is not None}
+    names = {role: _name(role, source) for role, source in tables.items() if source is not None}
+    expected = list(read["original"].columns)
+    extra = [c for c in read["release"].columns if c not in expected]
+    if extra:
+        raise ReleaseError(f"{names['release']}: column {extra[0]!r} is not in the original table {names['original']}")
+    if "control" in read:
+        columns = list(read["control"].columns)
+        missing = [c for c in expected if c not in columns]
+        other = [c for c in columns if c not in expected]
+        if missing or other:
+            problem = f"lacks column {missing[0]!r} of the original" if missing else f"has column {other[0]!r} the original lacks"
+            raise ReleaseError(f"{names['control']}: the control table {problem} {names['original']}")
+    paths = {role: None if isinstance(source, pd.DataFrame) else os.fspath(source) for role, source in tables.items() if source is not None}
+    return CheckInputs(read["original"], read["release"], read.get("control"), paths)
+
+
+def _name(role: str, source: Table) -> str:
+    return f"the {role} table (a DataFrame)" if isinstance(source, pd.DataFrame) else os.fspath(source)
+
+
+def _read(role: str, source: Table) -> pd.DataFrame:
+    if not isinstance(source, pd.DataFrame):
+        path = os.fspath(source)
+        if "://" not in path and not Path(path).exists():
+            raise ReleaseError(f"{path}: no such file ({role} table)")
+    return read_table(source, _name(role, source))
+
+
+@dataclass
+class CheckRun:
+    """What a check wrote and measured: the scores, the output folder, the seconds per family."""
+
+    scores: pd.DataFrame
+    output: Path
+    seconds: float
+    seconds_per_family: dict[str, float]
+
+
+def run_check(inputs: CheckInputs, output: str | os.PathLike, families=None, seed: int = 0, progress: bool = True, workers: int | None = None) -> CheckRun:
+    """Run the battery on ``inputs`` into ``output`` on a local cluster: its results and ``verdict.json``
+    at the root (as ``run`` writes them), the report in ``report/``, tables given as DataFrames in ``data/``."""
+    from alc_dask.engine import connect, run_job
+    from alc_dask.jobs import validate_job
+    from alc_dask.report import summarize, write_report
+    from alc_dask.results.files import write_file
+
+    output = Path(output)
+    paths = dict(inputs.paths)
+    for role, table in (("original", inputs.original), ("release", inputs.release), ("control", inputs.control)):
+        if table is not None and paths.get(role) is None:
+            paths[role] = str((output / "data" / f"{role}.parquet").resolve())
+            write_file(paths[role], table.to_parquet(index=False))
+    entries = battery_entries(inputs.original, inputs.control is not None, families)
+    job = battery_job(
+        str(Path(paths["original"]).resolve()),
+        str(Path(paths["release"]).resolve()),
+        None if inputs.control is None else str(Path(paths["control"]).resolve()),
+        str(output.resolve()),
+        entries,
+        seed,
+    )
+    spec = validate_job(job, "the check's battery")
+    started = time.perf_counter()
+    with connect(workers=workers) as client:
+        scores = run_job(spec, client=client, progress=progress)
+    seconds = time.perf_counter() - started
+    write_report(summarize(scores), output / "report", title="alc_dask check: the default battery on one release")
+    return CheckRun(scores, output, seconds, _seconds_per_family(scores))
+
+
+def _seconds_per_family(scores: pd.DataFrame) -> dict[str, float]:
+    if "elapsed_seconds" not in scores.columns:
+        return {}
+    return {str(family): float(seconds) for family, seconds in scores.groupby("family")["elapsed_seconds"].sum().items()}

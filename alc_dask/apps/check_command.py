@@ -1,0 +1,55 @@
+"""``alc-dask check``: the default battery on one release, no job file; its verdict printed.
+
+Exit codes: 0 pass, 4 flagged, 2 bad input (before any cluster starts). An **inconclusive**
+verdict exits 0 with a warning line on stderr saying how many trials would settle it: nothing was
+shown to leak, so a gate on 4 does not stop the release, but the line is there for a human (and the
+verdict in ``verdict.json``) to decide; ``--strict`` makes it exit 4 as flagged does.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from alc_dask.cli_exit_codes import EXIT_RELEASE_FLAGGED
+
+TOP_EVIDENCE = 5
+
+
+@click.command()
+@click.argument("original", type=click.Path(path_type=Path))
+@click.argument("release", type=click.Path(path_type=Path))
+@click.option(
+    "--control", type=click.Path(path_type=Path), help="Other people of the same population, never released (enables the WP29 families and membership)."
+)
+@click.option(
+    "--output", type=click.Path(path_type=Path), default=Path("alc-out/check"), show_default=True, help="Folder for results, verdict.json and the report."
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of every evaluation.")
+@click.option("--strict", is_flag=True, help="Exit 4 on an inconclusive verdict too.")
+def check(original: Path, release: Path, control: Path | None, output: Path, seed: int, strict: bool) -> None:
+    """Run the default battery (every family the inputs allow) on RELEASE of ORIGINAL; print the verdict.
+
+    Exits 0 on pass, 4 on flagged; inconclusive exits 0 with a warning line (4 with --strict)."""
+    from alc_dask.apps.check import read_inputs, run_check
+    from alc_dask.report.verdict import verdict_lines, verdict_of, write_verdict
+
+    inputs = read_inputs(original, release, control)
+    run = run_check(inputs, output, seed=seed)
+    verdict = verdict_of(run.scores)
+    path = write_verdict(verdict, output)
+    click.echo("\n".join(verdict_lines(verdict, most=TOP_EVIDENCE)))
+    click.echo(f"Verdict: {path}\nReport: {(output / 'report' / 'report.html').resolve()}")
+    if verdict.verdict == "inconclusive":
+        click.echo(f"warning: the verdict is inconclusive: {settle_hint(verdict)}", err=True)
+    if verdict.verdict == "flagged" or (strict and verdict.verdict == "inconclusive"):
+        sys.exit(EXIT_RELEASE_FLAGGED)
+
+
+def settle_hint(verdict) -> str:
+    """What would settle an inconclusive verdict: the trials each straddling evaluation needs in all."""
+    open_ones = [item for item in verdict.evaluations if item.label == "inconclusive"]
+    settles = [f"{item.family} {item.id}: {item.settle} trials" for item in open_ones if item.settle]
+    return "; ".join(settles) or f"{len(open_ones)} evaluations straddle their threshold"

@@ -1,0 +1,178 @@
+"""``alc-dask check`` and ``alc_dask.evaluate``: the default battery, the inputs refused before any
+cluster starts, and the verdict on a copy of the original and on a fresh sample."""
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from alc_dask.apps.battery import FAMILIES, NEEDS_CONTROL, battery_entries, battery_job, quasi_identifiers_of, secrets_of
+from alc_dask.apps.synthetic import make_demo_release, make_population
+from alc_dask.cli import main
+from alc_dask.cli_exit_codes import EXIT_BAD_INPUT, EXIT_OK, EXIT_RELEASE_FLAGGED
+from alc_dask.jobs import validate_job
+
+ROWS = 2000
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return make_demo_release(ROWS, 0)
+
+
+@pytest.fixture(scope="module")
+def control():
+    """Other people of the population, as many as the original: singling out counts predicates that
+    match exactly one person, which a smaller control table makes rarer whatever the release."""
+    return make_population(ROWS, 1000)
+
+
+def written(folder, tables: dict[str, pd.DataFrame]) -> dict:
+    paths = {}
+    for name, table in tables.items():
+        paths[name] = folder / f"{name}.parquet"
+        table.to_parquet(paths[name], index=False)
+    return paths
+
+
+def test_battery_secrets_are_the_last_columns_of_each_kind_and_the_quasi_identifiers_the_first_others(tables):
+    original = tables["original"]
+    secrets = secrets_of(original)
+    assert secrets == ["income", "hours_per_week", "married", "condition"]
+    assert quasi_identifiers_of(original, secrets) == ["age", "sex", "region", "education"]
+
+
+def test_battery_without_a_control_table_has_only_the_families_that_need_none(tables):
+    families = {entry.get("family", "alc") for entry in battery_entries(tables["original"], has_control=False)}
+    assert families == {"alc", "identification"}
+    with_control = {entry.get("family", "alc") for entry in battery_entries(tables["original"], has_control=True)}
+    assert with_control == set(FAMILIES)
+    assert {entry.get("family", "alc") for entry in battery_entries(tables["original"], True, ["membership"])} == {"membership"}
+    with pytest.raises(ValueError, match="nonsense"):
+        battery_entries(tables["original"], True, ["nonsense"])
+
+
+def test_battery_is_a_valid_job_for_the_engine(tables, tmp_path):
+    paths = written(tmp_path, tables)
+    entries = battery_entries(tables["original"], has_control=True)
+    spec = validate_job(battery_job(str(paths["original"]), str(paths["weak"]), str(paths["control"]), str(tmp_path / "out"), entries))
+    assert len(spec.scenarios) == len(entries)
+    assert set(NEEDS_CONTROL) <= {entry.family for entry in spec.scenarios}
+
+
+@pytest.fixture
+def no_cluster(monkeypatch):
+    """A check that reached the cluster would fail with an internal error (exit 1), not exit 2."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a cluster was started")
+
+    monkeypatch.setattr("alc_dask.engine.connect", refuse)
+
+
+def bad_input(*args) -> str:
+    result = CliRunner().invoke(main, ["check", *map(str, args)])
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    return lines[0]
+
+
+def test_check_refuses_a_path_that_does_not_exist(tables, tmp_path, no_cluster):
+    paths = written(tmp_path, tables)
+    line = bad_input(paths["original"], tmp_path / "missing.parquet")
+    assert "missing.parquet" in line and "no such file" in line
+
+
+def test_check_refuses_an_empty_table(tables, tmp_path, no_cluster):
+    paths = written(tmp_path, {"original": tables["original"], "empty": tables["original"].iloc[:0]})
+    line = bad_input(paths["original"], paths["empty"])
+    assert "empty.parquet" in line and "empty" in line
+
+
+def test_check_refuses_a_release_with_a_column_the_original_lacks(tables, tmp_path, no_cluster):
+    paths = written(tmp_path, {"original": tables["original"], "release": tables["weak"].assign(postcode="x")})
+    line = bad_input(paths["original"], paths["release"])
+    assert "release.parquet" in line and "'postcode'" in line
+
+
+@pytest.mark.parametrize(
+    ("change", "column"), [(lambda t: t.drop(columns=["income"]), "'income'"), (lambda t: t.assign(postcode="x"), "'postcode'")], ids=["lacks", "extra"]
+)
+def test_check_refuses_a_control_table_with_other_columns(tables, tmp_path, no_cluster, change, column):
+    paths = written(tmp_path, {"original": tables["original"], "release": tables["weak"], "control": change(tables["control"])})
+    line = bad_input(paths["original"], paths["release"], "--control", paths["control"])
+    assert "control.parquet" in line and column in line
+
+
+def compares_releases(family: str) -> bool:
+    """Whether a family's evaluation reads the release (identification forecasts the original alone)."""
+    from alc_dask.families.registry import get_family
+
+    return get_family(family).check_examples(()).compares_releases
+
+
+def test_check_on_a_copy_of_the_original_is_flagged_and_evaluate_agrees(tables, control, tmp_path):
+    paths = written(tmp_path, {"original": tables["original"], "copy": tables["original"], "control": control})
+    output = tmp_path / "check"
+    result = CliRunner().invoke(main, ["check", str(paths["original"]), str(paths["copy"]), "--control", str(paths["control"]), "--output", str(output)])
+    assert result.exit_code == EXIT_RELEASE_FLAGGED, result.output
+    assert result.stdout.startswith("VERDICT: FLAGGED"), result.stdout  # the progress bar is on stderr
+    verdict = json.loads((output / "verdict.json").read_text())
+    assert verdict["verdict"] == "flagged"
+    flagged = {item["family"] for item in verdict["evaluations"] if item["label"] == "flagged"}
+    assert {"singling_out", "inference", "membership"} <= flagged
+    assert (output / "report" / "report.html").exists()
+
+    from alc_dask import evaluate
+
+    answer = evaluate(tables["original"], tables["original"].copy(), control, output=tmp_path / "evaluate")
+    assert answer.verdict.verdict == "flagged"
+    assert answer.evaluations[["family", "label"]].values.tolist() == [[item["family"], item["label"]] for item in verdict["evaluations"]]
+    assert json.loads(answer.to_json())["verdict"] == "flagged"
+    assert "<html" in answer.to_html().lower() and "flagged" in answer._repr_html_()
+
+
+def test_check_on_a_fresh_sample_flags_no_evaluation_of_the_release(tables, control, tmp_path):
+    fresh = make_population(ROWS, 7)
+    paths = written(tmp_path, {"original": tables["original"], "fresh": fresh, "control": control})
+    output = tmp_path / "check"
+    result = CliRunner().invoke(main, ["check", str(paths["original"]), str(paths["fresh"]), "--control", str(paths["control"]), "--output", str(output)])
+    verdict = json.loads((output / "verdict.json").read_text())
+    flagged = [item for item in verdict["evaluations"] if item["label"] == "flagged" and compares_releases(item["family"])]
+    assert flagged == []
+    assert result.exit_code in (EXIT_OK, EXIT_RELEASE_FLAGGED), result.output
+
+
+def inconclusive_verdict():
+    from alc_dask.report.verdict import EvaluationVerdict, Headline, Verdict
+
+    headline = Headline(name="privacy_risk", value=0.1, low=0.05, high=0.15, threshold=0.09, threshold_source="EMA Policy 0070")
+    item = EvaluationVerdict(
+        family="inference",
+        id="income-1",
+        release="release",
+        params={},
+        label="inconclusive",
+        headline=headline,
+        evidence="10% guessed.",
+        settle=4200,
+        measures={},
+    )
+    return Verdict(verdict="inconclusive", evaluations=[item], thresholds={"inference": 0.09})
+
+
+@pytest.mark.parametrize(("strict", "code"), [([], EXIT_OK), (["--strict"], EXIT_RELEASE_FLAGGED)], ids=["default", "strict"])
+def test_an_inconclusive_check_exits_0_with_a_warning_naming_what_settles_it_or_4_when_strict(tables, tmp_path, monkeypatch, strict, code):
+    """The battery's run replaced by its scores' verdict: the exit code and the lines are the command's."""
+    from alc_dask.apps import check
+
+    paths = written(tmp_path, {"original": tables["original"], "release": tables["weak"]})
+    monkeypatch.setattr(check, "run_check", lambda inputs, output, seed: check.CheckRun(pd.DataFrame(), output, 0.0, {}))
+    monkeypatch.setattr("alc_dask.report.verdict.verdict_of", lambda scores: inconclusive_verdict())
+    result = CliRunner().invoke(main, ["check", str(paths["original"]), str(paths["release"]), "--output", str(tmp_path / "out"), *strict])
+    assert result.exit_code == code, result.output
+    assert result.stdout.startswith("VERDICT: INCONCLUSIVE (0 flagged, 1 inconclusive, 0 pass)\n  inconclusive: inference income-1: 10% guessed.")
+    assert "warning: the verdict is inconclusive: inference income-1: 4200 trials" in result.stderr
+    assert json.loads((tmp_path / "out" / "verdict.json").read_text())["verdict"] == "inconclusive"

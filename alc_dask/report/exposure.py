@@ -1,0 +1,53 @@
+"""Who is exposed, record by record (internal only): which records of the original each family's
+attacks hit, so that a custodian sees when the same people are singled out, linked, inferred and
+found to be members. Record numbers are rows of the original as the engine loads it (what every
+family's predictions call ``target``); evidence is a few words per family, never a value of the data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from alc_dask.families import get_family
+from alc_dask.results.schema import PREDICTIONS
+
+def exposure_of(scores: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+    """Per record of the original some successful evaluation exposes: the families that expose it
+    (sorted, comma-separated), how many, and each family's strongest evidence (that of its
+    evaluation with the highest headline), joined with "; " in the families' order. Most families
+    first, then by record. Records of different releases are different people's rows: when the
+    scores hold several releases, a ``release`` column comes first and each is ranked on its own."""
+    ok = scores[scores["status"] == "ok"]
+    by_scenario = {scenario: rows for scenario, rows in predictions.groupby("scenario_id", sort=False)} if len(predictions) else {}
+    none = pd.DataFrame({name: pd.Series(dtype=field.type.to_pandas_dtype()) for name, field in zip(PREDICTIONS.names, PREDICTIONS)})
+    found = []
+    for row in ok.to_dict("records"):
+        family = get_family(row["family"])
+        exposed = family.exposed(by_scenario.get(row["scenario_id"], none), row)
+        strength = float(row.get(family.headline, np.nan))
+        found.append(exposed.assign(release=row["release"], family=row["family"], strength=-np.inf if np.isnan(strength) else strength))
+    several = ok["release"].nunique() > 1
+    if not found or not sum(map(len, found)):
+        return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in _dtypes(several).items()})
+    hits = pd.concat(found, ignore_index=True).sort_values(["release", "record", "family", "strength", "evidence"], ascending=[True, True, True, False, True])
+    strongest = hits.drop_duplicates(["release", "record", "family"])
+    table = (
+        strongest.groupby(["release", "record"], sort=False)
+        .agg(families=("family", ", ".join), n_families=("family", "size"), evidence=("evidence", "; ".join))
+        .reset_index()
+        .sort_values(["release", "n_families", "record"], ascending=[True, False, True], ignore_index=True)
+    )
+    return table.astype(_dtypes(several))[list(_dtypes(several))]
+
+
+def exposure_of_results(out) -> pd.DataFrame:
+    """``exposure_of`` the scores and predictions in the output folder or URL ``out``."""
+    from alc_dask.results import read_predictions, read_scores
+
+    scores = read_scores(out)
+    return exposure_of(scores, read_predictions(out, list(scores.loc[scores["status"] == "ok", "scenario_id"])))
+
+
+def _dtypes(several: bool) -> dict[str, object]:
+    return {**({"release": object} if several else {}), "record": np.int64, "families": object, "n_families": np.int64, "evidence": object}

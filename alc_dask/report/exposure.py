@@ -12,13 +12,16 @@ import pandas as pd
 from alc_dask.families import get_family
 from alc_dask.results.schema import PREDICTIONS
 
+
 def exposure_of(scores: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
-    """Per record of the original some successful evaluation exposes: the families that expose it
+    """Per record of the original some successful evaluation exposes (one whose headline shows an
+    exposure at all: its interval above 0): the families that expose it
     (sorted, comma-separated), how many, and each family's strongest evidence (that of its
     evaluation with the highest headline), joined with "; " in the families' order. Most families
     first, then by record. Records of different releases are different people's rows: when the
     scores hold several releases, a ``release`` column comes first and each is ranked on its own."""
     ok = scores[scores["status"] == "ok"]
+    ok = ok[[_shows_exposure(row) for row in ok.to_dict("records")]]
     by_scenario = {scenario: rows for scenario, rows in predictions.groupby("scenario_id", sort=False)} if len(predictions) else {}
     none = pd.DataFrame({name: pd.Series(dtype=field.type.to_pandas_dtype()) for name, field in zip(PREDICTIONS.names, PREDICTIONS)})
     found = []
@@ -47,6 +50,16 @@ def exposure_of_results(out) -> pd.DataFrame:
 
     scores = read_scores(out)
     return exposure_of(scores, read_predictions(out, list(scores.loc[scores["status"] == "ok", "scenario_id"])))
+
+
+def _shows_exposure(row: dict) -> bool:
+    """Whether the evaluation shows the release exposes anyone at all: its headline's interval (or,
+    without one, its point) above 0. Below, the records its attack hits are hit as often among
+    people not in the release (or by the baseline): naming them would accuse the release of what
+    anyone's data teaches."""
+    interval = get_family(row["family"]).headline_interval(row)
+    low = interval.value if np.isnan(interval.low) else interval.low
+    return bool(low > 0)
 
 
 def _dtypes(several: bool) -> dict[str, object]:

@@ -152,11 +152,10 @@ class Membership(EvaluationFamily):
 
     @classmethod
     def exposed(cls, predictions, row):
-        """The members scored at or above the cut of the attacker's best precision (the highest
-        score keeping as many members as its recall says): none when that precision is no better
-        than calling everyone a member, for then the attack found no one."""
+        """The members scored at or above the cut of the attacker's best precision: the highest
+        score keeping as many members as its recall says."""
         members = predictions.loc[predictions["side"] == "member", ["target", "confidence"]]
-        if not row["above_baseline"] or members.empty:
+        if members.empty:
             return exposed_records([], "")
         scores = np.sort(np.unique(predictions["confidence"].to_numpy(dtype=float)))[::-1]
         found = np.cumsum(np.bincount(np.searchsorted(-scores, -members["confidence"].to_numpy(dtype=float)), minlength=scores.size))

@@ -117,7 +117,7 @@ def outputs(tmp_path_factory):
 
 def test_a_copy_exposes_the_same_records_to_several_families_and_a_fresh_sample_far_fewer(outputs):
     copy, fresh = (exposure_of_results(outputs[name]) for name in ("copy", "fresh"))
-    assert list(copy.columns) == ["record", "families", "n_families", "evidence"]
+    assert list(copy.columns) == list(fresh.columns) == ["record", "families", "n_families", "evidence"]
     several = {name: int((table["n_families"] >= 2).sum()) for name, table in (("copy", copy), ("fresh", fresh))}
     assert several["copy"] >= 0.4 * len(copy) and several["copy"] >= 300  # the families attack random samples of 1200 people: 431 of 943
     assert several["fresh"] * 5 <= several["copy"] and len(fresh) * 5 <= len(copy)

@@ -10,30 +10,27 @@ import numpy as np
 import pandas as pd
 
 from alc_dask.families import get_family
-from alc_dask.results.schema import PREDICTIONS
 
 
 def exposure_of(scores: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
     """Per record of the original some successful evaluation exposes (one whose headline shows an
-    exposure at all: its interval above 0): the families that expose it
-    (sorted, comma-separated), how many, and each family's strongest evidence (that of its
-    evaluation with the highest headline), joined with "; " in the families' order. Most families
-    first, then by record. Records of different releases are different people's rows: when the
-    scores hold several releases, a ``release`` column comes first and each is ranked on its own."""
+    exposure at all: its interval above 0): the families that expose it (sorted, comma-separated),
+    how many, and each family's strongest evidence (that of its evaluation with the highest
+    headline), joined with "; " in the families' order. Most families first, then by record.
+    Records of different releases may be different people's rows: when the scores hold several
+    releases, a ``release`` column comes first and each release is ranked on its own."""
+    columns = _columns(scores["release"].nunique() > 1)
     ok = scores[scores["status"] == "ok"]
     ok = ok[[_shows_exposure(row) for row in ok.to_dict("records")]]
-    by_scenario = {scenario: rows for scenario, rows in predictions.groupby("scenario_id", sort=False)} if len(predictions) else {}
-    none = pd.DataFrame({name: pd.Series(dtype=field.type.to_pandas_dtype()) for name, field in zip(PREDICTIONS.names, PREDICTIONS)})
-    found = []
+    by_scenario = predictions.groupby("scenario_id", sort=False).indices if len(predictions) else {}  # positions: one scenario copied at a time
+    found = [pd.DataFrame(columns=["record", "evidence", "release", "family", "strength"])]
     for row in ok.to_dict("records"):
         family = get_family(row["family"])
-        exposed = family.exposed(by_scenario.get(row["scenario_id"], none), row)
+        exposed = family.exposed(predictions.iloc[by_scenario.get(row["scenario_id"], [])], row)
         strength = float(row.get(family.headline, np.nan))
         found.append(exposed.assign(release=row["release"], family=row["family"], strength=-np.inf if np.isnan(strength) else strength))
-    several = ok["release"].nunique() > 1
-    if not found or not sum(map(len, found)):
-        return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in _dtypes(several).items()})
-    hits = pd.concat(found, ignore_index=True).sort_values(["release", "record", "family", "strength", "evidence"], ascending=[True, True, True, False, True])
+    hits = pd.concat([frame for frame in found if len(frame)] or found[:1], ignore_index=True)
+    hits = hits.sort_values(["release", "record", "family", "strength", "evidence"], ascending=[True, True, True, False, True])
     strongest = hits.drop_duplicates(["release", "record", "family"])
     table = (
         strongest.groupby(["release", "record"], sort=False)
@@ -41,7 +38,7 @@ def exposure_of(scores: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame
         .reset_index()
         .sort_values(["release", "n_families", "record"], ascending=[True, False, True], ignore_index=True)
     )
-    return table.astype(_dtypes(several))[list(_dtypes(several))]
+    return table[list(columns)].astype(columns)
 
 
 def exposure_of_results(out) -> pd.DataFrame:
@@ -62,5 +59,6 @@ def _shows_exposure(row: dict) -> bool:
     return bool(low > 0)
 
 
-def _dtypes(several: bool) -> dict[str, object]:
-    return {**({"release": object} if several else {}), "record": np.int64, "families": object, "n_families": np.int64, "evidence": object}
+def _columns(several_releases: bool) -> dict[str, object]:
+    """The frame's columns and their types."""
+    return {**({"release": object} if several_releases else {}), "record": np.int64, "families": object, "n_families": np.int64, "evidence": object}

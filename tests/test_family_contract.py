@@ -20,7 +20,7 @@ from alc_dask.families import EvaluationFamily, FamilyParams, family_names, get_
 from alc_dask.testing import ContractError, check_family, demo_columns
 from alc_dask.testing.contract import check_declarations, examples_of, registered
 from alc_dask.testing.demo import family_entries, write_demo, write_job
-from alc_dask.testing.leak import check_copy_worse_than_fresh
+from alc_dask.testing.leak import check_copy_worse_than_fresh, check_exposure
 from alc_dask.testing.planning import check_measures, evaluated_here, planned
 from alc_dask.testing.values import same
 
@@ -109,6 +109,22 @@ def test_a_copy_scored_no_worse_than_a_fresh_sample_or_labelled_harmless_breaks_
         check_copy_worse_than_fresh(Declared, scores([0.9, 0.1], ["serious", "safe"]), scores([0.1, 0.1], ["safe", "safe"]))
     with pytest.raises(ContractError, match=re.escape("a release copying the original was labelled harmless: {'b': 'safe'}")):
         check_copy_worse_than_fresh(Declared, scores([0.9, 0.4], ["serious", "safe"]), scores([0.1, 0.0], ["safe", "no loss"]))
+
+
+def test_exposure_naming_values_or_rows_outside_the_original_breaks_the_contract():
+    original = pd.DataFrame({"region": ["north", "south", "east"], "age": [31.0, 44.0, 58.0]})
+    ok = pd.DataFrame({"scenario_id": ["a"], "status": ["ok"]})
+
+    def exposing(records: list, evidence: str) -> type[EvaluationFamily]:
+        return type("Exposing", (Declared,), {"exposed": classmethod(lambda cls, predictions, row: pd.DataFrame({"record": records, "evidence": evidence}))})
+
+    check_exposure(exposing([0, 2], "found to be a member"), ok, pd.DataFrame({"scenario_id": []}), original)
+    with pytest.raises(ContractError, match=re.escape("evidence shows values of the original: {'region inferred: south': ['south']}")):
+        check_exposure(exposing([1], "region inferred: south"), ok, pd.DataFrame({"scenario_id": []}), original)
+    with pytest.raises(ContractError, match=re.escape("evidence shows values of the original: {'aged 44': ['44']}")):
+        check_exposure(exposing([1], "aged 44"), ok, pd.DataFrame({"scenario_id": []}), original)
+    with pytest.raises(ContractError, match=re.escape("records must be distinct rows of the original (0 to 2)")):
+        check_exposure(exposing([1, 3], "linked"), ok, pd.DataFrame({"scenario_id": []}), original)
 
 
 def test_entries_that_do_not_plan_on_the_demo_release_are_named(tmp_path):

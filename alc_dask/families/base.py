@@ -58,6 +58,15 @@ def _number(value) -> float:
     return float("nan") if value is None else float(value)
 
 
+def exposed_records(records, evidence: str) -> pd.DataFrame:
+    """``EvaluationFamily.exposed``'s frame: each of ``records`` once, in order, with ``evidence``."""
+    import numpy as np
+    import pandas as pd
+
+    unique = np.unique(np.asarray(records, dtype=np.int64))
+    return pd.DataFrame({"record": unique, "evidence": pd.Series([evidence] * unique.size, dtype=object)})
+
+
 class FamilyParams(BaseModel):
     """Base of every family's parameters: unknown keys are errors, values are frozen."""
 
@@ -195,6 +204,14 @@ class EvaluationFamily:
     def evidence(cls, row: Mapping[str, Any]) -> str:
         """One sentence a custodian understands of what one evaluation found."""
         return f"{cls.headline} {_number(row.get(cls.headline)):.3g}"
+
+    @classmethod
+    def exposed(cls, predictions: pd.DataFrame, row: Mapping[str, Any]) -> pd.DataFrame:
+        """The records of the original one evaluation shows exposed, from its predictions (columns
+        of ``alc_dask.results.PREDICTIONS``) and its stored row: ``record`` (the original's row, as
+        the predictions' ``target``), once each, and ``evidence``, a few words that never hold a
+        value of the data. By default none: the evaluation names no one in particular."""
+        return exposed_records([], "")
 
     @classmethod
     def report_section(cls, scores: pd.DataFrame) -> Section:

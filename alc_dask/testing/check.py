@@ -22,9 +22,10 @@ from pathlib import Path
 import pandas as pd
 
 from alc_dask.engine.cluster import WORKERS_TIMEOUT
+from alc_dask.results import read_predictions
 from alc_dask.testing.contract import check_declarations, examples_of, expect, registered
 from alc_dask.testing.demo import demo_columns, family_entries, write_demo, write_job
-from alc_dask.testing.leak import check_copy_worse_than_fresh
+from alc_dask.testing.leak import check_copy_worse_than_fresh, check_exposure
 from alc_dask.testing.outputs import check_audits, check_report
 from alc_dask.testing.planning import evaluated_here, planned
 from alc_dask.testing.runs import check_local_scores, check_resume, check_same_scores, run_checked
@@ -92,6 +93,7 @@ def _check(name: str, folder: Path, seed: int) -> FamilyCheck:
             with steps("copy against fresh"):
                 copy, fresh = (run_checked(cls, jobs[which], client, folder / which) for which in ("copy", "fresh"))
                 check_copy_worse_than_fresh(cls, copy, fresh)
+                check_exposure(cls, copy.reset_index(), read_predictions(folder / "copy"), demo.original)
     with steps("report"):
         check_report(cls, two, folder / "report")
     return FamilyCheck(name, len(scenarios), steps.seconds, two)

@@ -47,11 +47,13 @@ def demo_columns() -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class DemoReleases:
-    """The ``release:`` of a job for each demo release, files relative to the demo's folder."""
+    """The ``release:`` of a job for each demo release, files relative to the demo's folder, and the
+    people of their original (whose values nothing reported per record may show)."""
 
     checked: dict[str, Any]
     copy: dict[str, Any]
     fresh: dict[str, Any]
+    original: pd.DataFrame
 
 
 def write_demo(folder: Path, kind: str, rows: int = ROWS, seed: int = SEED) -> DemoReleases:
@@ -79,6 +81,7 @@ def _tables(folder: Path, rows: int, seed: int) -> DemoReleases:
         {"name": "demo", **common, "anonymized": ["weak.parquet"]},
         {"name": "copy", **common, "anonymized": ["copy.parquet"]},
         {"name": "fresh", **common, "anonymized": ["fresh.parquet"]},
+        demo["original"],
     )
 
 
@@ -94,7 +97,7 @@ def _grouped(folder: Path, rows: int, seed: int) -> DemoReleases:
         spec = {"scheme": "generalized", "table": table, "sensitive": sensitive, "group": "group", **declared}
         return {"name": name, "original": "original.csv", "grouped": spec}
 
-    return DemoReleases(release("demo", "grouped.csv", k=3, l=2), release("copy", "copy.csv"), release("fresh", "fresh.csv"))
+    return DemoReleases(release("demo", "grouped.csv", k=3, l=2), release("copy", "copy.csv"), release("fresh", "fresh.csv"), original)
 
 
 def _sample_within(original: pd.DataFrame, rows: int, seed: int) -> pd.DataFrame:

@@ -2,10 +2,13 @@
 
 A copy of the original gives everyone away; a fresh sample of the same population gives no one away
 (what it teaches holds for anyone). Every evaluation must find the copy worse on the family's headline
-than the fresh sample, and must not label the copy "no loss" or "safe".
+than the fresh sample, and must not label the copy "no loss" or "safe". And what an evaluation says
+of the people it exposes (``exposed``) names them by their row, never by their values.
 """
 
 from __future__ import annotations
+
+import re
 
 import pandas as pd
 
@@ -52,3 +55,33 @@ def check_verdict_of_copy(cls: type[EvaluationFamily], copy: pd.DataFrame) -> No
     expect(not passed, cls.name, "verdict", f"a release copying the original passed the verdict: {passed}")
     silent = [e.id for e in evaluations if not e.evidence.strip()]
     expect(not silent, cls.name, "verdict", f"evaluations without a sentence of evidence: {silent}")
+
+
+def check_exposure(cls: type[EvaluationFamily], scores: pd.DataFrame, predictions: pd.DataFrame, original: pd.DataFrame) -> None:
+    """The records every evaluation (its ``scores`` row and ``predictions``) exposes (``exposed``):
+    rows of the ``original``, once each, with evidence that shows none of its values."""
+    for row in scores[scores["status"] == "ok"].to_dict("records"):
+        try:
+            exposed = cls.exposed(predictions[predictions["scenario_id"] == row["scenario_id"]], row)
+        except Exception as error:  # noqa: BLE001 - the family's exposed is at fault: say so
+            expect(False, cls.name, "exposure", f"scenario {row['scenario_id']}: exposed failed: {type(error).__name__}: {error}")
+        part, scenario = "exposure", f"scenario {row['scenario_id']}"
+        expect(list(exposed.columns) == ["record", "evidence"], cls.name, part, f"{scenario}: columns {list(exposed.columns)}, not ['record', 'evidence']")
+        records = exposed["record"]
+        valid = pd.api.types.is_integer_dtype(records) and records.between(0, len(original) - 1).all() and records.is_unique
+        expect(valid, cls.name, part, f"{scenario}: records must be distinct rows of the original (0 to {len(original) - 1})")
+        shown = {evidence: values_in(evidence, original) for evidence in exposed["evidence"].unique()}
+        expect(not any(shown.values()), cls.name, part, f"{scenario}: evidence shows values of the original: {shown}")
+
+
+def values_in(text: str, table: pd.DataFrame) -> list[str]:
+    """The values of ``table`` that ``text`` shows: as a word, or within it when three characters or longer."""
+    words = set(re.split(r"[\s,;]+", text))
+    values = {shown for column in table.columns for value in table[column].dropna().unique() for shown in _as_texts(value)}
+    return sorted(value for value in values if value in words or (len(value) >= 3 and value in text))
+
+
+def _as_texts(value) -> set[str]:
+    if isinstance(value, float):
+        return {str(value), f"{value:g}"} | ({str(int(value))} if value.is_integer() else set())
+    return {str(value)}

@@ -19,7 +19,7 @@ from alc_dask.families.alc.entries import GENERATORS, AlcJobSettings, ExplicitSc
 from alc_dask.families.alc.loop import AttackResult, run_attack
 from alc_dask.families.alc.params import AlcParams
 from alc_dask.families.alc.settings import to_settings
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, HeadlineInterval, column
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, HeadlineInterval, column, exposed_records
 from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, Tolerance, alc, prc, risk_label
 from alc_dask.measure.verdict import ALC_AT_RISK
 
@@ -111,6 +111,14 @@ class AlcFamily(EvaluationFamily):
             f"{row['secret']!r} is inferred for people in the original with precision {float(row['attack_precision']):.1%} at recall "
             f"{float(row['attack_recall']):.1%}; from the population alone ({row['baseline']} baseline), {float(row['base_precision']):.1%} (ALC {float(row['alc']):.2f})"
         )
+
+    @classmethod
+    def exposed(cls, predictions, row):
+        """Targets the attack inferred right among the predictions it keeps at its best cut (a
+        confidence at or above the cut; none when no cut is admissible), abstentions aside."""
+        attack = predictions[(predictions["side"] == "attack") & ~predictions["abstained"].eq(True)]
+        kept = attack[attack["correct"].eq(True) & (attack["confidence"] >= float(row["attack_confidence_cut"]))]
+        return exposed_records(kept["target"], f"{row['secret']} inferred with confidence")
 
     Entry = ExplicitScenario
     JobSettings = AlcJobSettings

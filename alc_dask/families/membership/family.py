@@ -22,7 +22,7 @@ from alc_dask.attacks.base import AttackKind
 from alc_dask.attacks.prepared import prepared_state
 from alc_dask.attacks.registry import build_attack
 from alc_dask.data import Release, ScenarioError
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column, exposed_records
 from alc_dask.families.membership.attacks import MembershipRecords, MembershipTask
 from alc_dask.families.wp29.common import ChosenColumns, check_columns
 from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, SettingError, Skew, alc, prc, risk_label
@@ -149,6 +149,18 @@ class Membership(EvaluationFamily):
             f"at {row['skew']} (members:non-members), calling the top-scored people members is right {float(row['best_precision']):.1%} of the time "
             f"at recall {float(row['best_recall']):.1%}; guessing everyone a member, {float(row['baseline_precision']):.1%}"
         )
+
+    @classmethod
+    def exposed(cls, predictions, row):
+        """The members scored at or above the cut of the attacker's best precision: the highest
+        score keeping as many members as its recall says."""
+        members = predictions.loc[predictions["side"] == "member", ["target", "confidence"]]
+        if members.empty:
+            return exposed_records([], "")
+        scores = np.sort(np.unique(predictions["confidence"].to_numpy(dtype=float)))[::-1]
+        found = np.cumsum(np.bincount(np.searchsorted(-scores, -members["confidence"].to_numpy(dtype=float)), minlength=scores.size))
+        cut = scores[np.searchsorted(found, round(float(row["best_recall"]) * len(members)))]
+        return exposed_records(members.loc[members["confidence"] >= cut, "target"], "found to be a member")
 
     @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:

@@ -23,7 +23,7 @@ from pydantic import Field, model_validator
 from alc_dask.attacks.base import AttributeTask
 from alc_dask.attacks.prepared import prepared_state
 from alc_dask.data import GroupedTable, ScenarioError
-from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column
+from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column, exposed_records
 from alc_dask.families.relative_threat.attack import BayesianGroup
 from alc_dask.families.relative_threat.group_posterior import Chain, ChainSettings, FlatModel, Posterior
 from alc_dask.measure import alc, risk_label
@@ -131,6 +131,15 @@ class RelativeThreat(EvaluationFamily):
             f"the Bayesian attacker gets the sensitive value of {float(row['gt_attacker']):.1%} of rows right; a learner of the population "
             f"from the same table, {float(row['gt_learner']):.1%} (ALC {float(row['alc_over_learner']):.2f})"
         )
+
+    @classmethod
+    def exposed(cls, predictions, row):
+        """Rows whose sensitive value the attacker guesses right and the learner of the population
+        (from the same table) does not: what the release tells of them beyond what it tells of anyone."""
+        right = predictions[predictions["correct"].eq(True)]
+        learned = right.loc[right["side"] == "learner", "target"]
+        attacker = right.loc[right["side"] == "attacker", "target"]
+        return exposed_records(attacker[~attacker.isin(learned)], f"{row['sensitive']} inferred beyond what the population teaches")
 
     run_dependent = frozenset({"chain_seconds", "chain_workers"})
 

@@ -4,18 +4,22 @@ share: parameters, the tables they read, and the measures they write.
 Each attacks records of the original table (members of the release) and the same number of records
 of the control table (non-members): the control's success is what the release teaches about anyone,
 so the risk counts only the excess. A random baseline checks that the attack is an attack at all.
+Their predictions name the records attacked (rows of the original, side ``attack``; of the control,
+side ``control``) and whether the attack hit them, so that a custodian can see who is exposed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated
 
+import numpy as np
 import pyarrow as pa
 from pydantic import AfterValidator, Field
 
 from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.data.partitioned import whole
-from alc_dask.families.base import EvaluationFamily, FamilyParams, HeadlineInterval, column
+from alc_dask.families.base import EvaluationFamily, FamilyParams, HeadlineInterval, column, exposed_records
 from alc_dask.measure import AttackCounts, risk_label
 from alc_dask.measure.verdict import REIDENTIFICATION
 
@@ -78,6 +82,17 @@ class Wp29Family(EvaluationFamily):
 
         return section(cls.name, scores)
 
+    @classmethod
+    def exposed(cls, predictions, row):
+        """The original's records the attack hit (side ``attack``, right)."""
+        hit = predictions[(predictions["side"] == "attack") & predictions["correct"].eq(True)]
+        return exposed_records(hit["target"], cls.exposure(row))
+
+    @classmethod
+    def exposure(cls, row: Mapping) -> str:
+        """What a hit says of a record, in a few words and never a value of the data."""
+        raise NotImplementedError
+
 
 class Wp29Params(FamilyParams):
     """Parameters every WP29 evaluator takes."""
@@ -126,3 +141,23 @@ def wp29_measures(counts: AttackCounts, confidence_level: float, warnings: list[
         "confidence_level": confidence_level,
         "warning": "; ".join(warnings) or None,
     }
+
+
+def attacked(targets: Mapping[str, np.ndarray], correct: Mapping[str, np.ndarray]) -> pa.Table:
+    """The predictions of the targets attacked on each side (``attack``: rows of the original,
+    ``control``: rows of the control table) and whether the attack hit each."""
+    sides = list(targets)
+    return pa.table(
+        {
+            "target": pa.array(np.concatenate([targets[side] for side in sides]), pa.int64()),
+            "side": pa.array(np.repeat(np.array(sides, dtype=object), [len(targets[side]) for side in sides]), pa.string()),
+            "correct": pa.array(np.concatenate([correct[side] for side in sides]).astype(bool), pa.bool_()),
+        }
+    )
+
+
+def hits_table(records: Mapping[str, np.ndarray]) -> pa.Table:
+    """Singling out's predictions: per side, the records its predicates isolate (-1: none), one per
+    predicate that isolates one (a record isolated by several predicates is named by each)."""
+    found = {side: rows[rows >= 0] for side, rows in records.items()}
+    return attacked(found, {side: np.ones(len(rows), dtype=bool) for side, rows in found.items()})

@@ -21,7 +21,7 @@ from pydantic import Field, model_validator
 
 from alc_dask.data import ColumnKind, EncodedTable
 from alc_dask.families.base import CheckExamples, Evaluation, column
-from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Family, Wp29Params, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Family, Wp29Params, attacked, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
 from alc_dask.seeds import stream
 
@@ -58,6 +58,10 @@ class Inference(Wp29Family):
     headline = "privacy_risk"
 
     @classmethod
+    def exposure(cls, row) -> str:
+        return f"{row['secret']} inferred"
+
+    @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
         """A categorical secret and a continuous one, each from four other columns."""
         return CheckExamples(
@@ -84,22 +88,17 @@ class Inference(Wp29Family):
         anonymized, control = attacked_tables(release, p, self.name)
         rng = stream(seed, "inference")
         n_main, n_control, n_baseline = (min(p.n_attacks, t.n_rows) for t in (release.original, control, anonymized))
-        main = release.original.rows(np.sort(rng.choice(release.original.n_rows, n_main, replace=False)))
-        held_out = control.rows(np.sort(rng.choice(control.n_rows, n_control, replace=False)))
+        targets = {"attack": np.sort(rng.choice(release.original.n_rows, n_main, replace=False))}
+        targets["control"] = np.sort(rng.choice(control.n_rows, n_control, replace=False))
+        main, held_out = release.original.rows(targets["attack"]), control.rows(targets["control"])
         guessed = rng.choice(anonymized.n_rows, n_baseline, replace=False)
         baseline_right = self._right(self._secret(release, anonymized)[guessed], self._secret(release, main)[:n_baseline], release)
         from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
 
         shuffled = ShuffledTable.of(anonymized, rng)
-        counts = AttackCounts(
-            n_main,
-            int(self._attack(release, main, shuffled).sum()),
-            n_baseline,
-            int(baseline_right.sum()),
-            n_control,
-            int(self._attack(release, held_out, shuffled).sum()),
-        )
-        return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, [])})
+        right = {"attack": self._attack(release, main, shuffled), "control": self._attack(release, held_out, shuffled)}
+        counts = AttackCounts(n_main, int(right["attack"].sum()), n_baseline, int(baseline_right.sum()), n_control, int(right["control"].sum()))
+        return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, [])}, attacked(targets, right))
 
     def _attack(self, release, targets: EncodedTable, anonymized: ShuffledTable) -> np.ndarray:
         nearest = anonymized.k_nearest(targets, self.params.aux_cols, 1)[:, 0]

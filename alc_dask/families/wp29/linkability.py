@@ -19,7 +19,7 @@ from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
 from alc_dask.families.base import CheckExamples, Evaluation
-from alc_dask.families.wp29.common import Wp29Family, Wp29Params, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.wp29.common import Wp29Family, Wp29Params, attacked, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts
 from alc_dask.seeds import stream
 
@@ -51,6 +51,10 @@ class Linkability(Wp29Family):
         return f"{float(row['attack_rate']):.1%} of people of the original are linked across the two halves of their columns through the release; of people not in it, {float(row['control_rate']):.1%}"
 
     @classmethod
+    def exposure(cls, row) -> str:
+        return "linked from the quasi-identifiers"
+
+    @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
         """Two halves of three columns each, linked by the nearest row and by the five nearest."""
         halves = [list(columns[:3]), list(columns[3:6])]
@@ -75,8 +79,10 @@ class Linkability(Wp29Family):
         from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
 
         orders = [ShuffledTable.of(anonymized, rng) for _ in p.aux_cols]
-        main_links = self._links(release.original, orders, rng.choice(release.original.n_rows, n_main, replace=False))
-        control_links = self._links(control, orders, rng.choice(control.n_rows, n_control, replace=False))
+        targets = {"attack": np.sort(rng.choice(release.original.n_rows, n_main, replace=False))}
+        main_links = self._links(release.original, orders, targets["attack"])
+        targets["control"] = np.sort(rng.choice(control.n_rows, n_control, replace=False))
+        control_links = self._links(control, orders, targets["control"])
         random_sets = [_random_neighbours(anonymized.n_rows, p.n_attacks, p.n_neighbors, rng) for _ in range(2)]
         counts = AttackCounts(n_main, int(main_links.sum()), p.n_attacks, int(_shared(*random_sets).sum()), n_control, int(control_links.sum()))
         warnings = [
@@ -84,10 +90,11 @@ class Linkability(Wp29Family):
             for name, n in (("the original", n_main), ("the control", n_control))
             if n < p.n_attacks
         ]
-        return Evaluation(wp29_measures(counts, p.confidence_level, warnings))
+        return Evaluation(wp29_measures(counts, p.confidence_level, warnings), attacked(targets, {"attack": main_links, "control": control_links}))
 
     def _links(self, table, orders: list[ShuffledTable], rows: np.ndarray) -> np.ndarray:
-        targets = table.rows(np.sort(rows))
+        """Per row of ``table`` (in increasing order), whether it is linked."""
+        targets = table.rows(rows)
         return _shared(*(order.k_nearest(targets, half, self.params.n_neighbors) for order, half in zip(orders, self.params.aux_cols)))
 
 

@@ -1,4 +1,4 @@
-"""The Numba kernel counting, per predicate, the rows that meet it (up to two): see ``predicates.count_matches``."""
+"""The Numba kernel counting, per predicate, the rows that meet it (up to two) and finding the first: see ``predicates.count_matches``."""
 
 import numba
 import numpy as np
@@ -7,11 +7,13 @@ from alc_dask.families.wp29.predicates import INTERVAL, NOT_EQUAL, NULL, PRESENT
 
 
 @numba.njit(nogil=True, cache=True)
-def count_up_to_two(column, lo, hi, mode, order, sorted_values, present, values):
-    """order, sorted_values (m, n): each column's rows and values by increasing value, missing last;
-    present (m,): values per column; values (m, n): the rows column by column."""
+def match_up_to_two(column, lo, hi, mode, order, sorted_values, present, values):
+    """Per predicate, the rows meeting it (0, 1, or 2 meaning two or more) and the first row found
+    (-1: none). order, sorted_values (m, n): each column's rows and values by increasing value,
+    missing last; present (m,): values per column; values (m, n): the rows column by column."""
     n = values.shape[1]
     counts = np.zeros(column.shape[0], dtype=np.int64)
+    first = np.full(column.shape[0], -1, dtype=np.int64)
     for p in range(column.shape[0]):
         pivot, start, stop = -1, 0, n
         for j in range(column.shape[1]):
@@ -36,9 +38,11 @@ def count_up_to_two(column, lo, hi, mode, order, sorted_values, present, values)
                     break
             if ok:
                 counts[p] += 1
-                if counts[p] == 2:
+                if counts[p] == 1:
+                    first[p] = r
+                else:
                     break
-    return counts
+    return counts, first
 
 
 @numba.njit(nogil=True, inline="always")

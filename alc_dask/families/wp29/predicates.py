@@ -24,11 +24,14 @@ EQUALITY_OPS = (EQ, NE)
 
 @dataclass(frozen=True)
 class RowMatrix:
-    """Rows of one table over chosen columns, and which columns may be compared by order."""
+    """Rows of one table over chosen columns, which columns may be compared by order, and where
+    each row is in the table it was read from (to name the records a predicate isolates)."""
 
     columns: tuple[str, ...]
     rows: np.ndarray
     ordered: np.ndarray
+    source: np.ndarray
+    """Per row, its row index in the table read (of identical rows, the first)."""
 
     @cached_property
     def order(self) -> np.ndarray:
@@ -61,9 +64,15 @@ class RowMatrix:
                 codes[codes == column.codes.missing_code] = np.nan
                 matrix[:, j] = codes
                 ordered[j] = column.codes.values.dtype == np.float64
+        source = np.arange(len(matrix), dtype=np.int64)
         if distinct and len(matrix):
-            matrix = _distinct_rows(matrix)
-        return cls(tuple(columns), np.ascontiguousarray(matrix), ordered)
+            source = _first_of_distinct_rows(matrix)
+            matrix = matrix[source]
+        return cls(tuple(columns), np.ascontiguousarray(matrix), ordered, source)
+
+    def subset(self, rows: np.ndarray) -> RowMatrix:
+        """These rows (positions in ``rows``), keeping where each comes from."""
+        return RowMatrix(self.columns, self.rows[rows], self.ordered, self.source[rows])
 
 
 @dataclass(frozen=True)
@@ -107,12 +116,25 @@ def count_matches(predicates: Predicates, rows: RowMatrix) -> np.ndarray:
     conditions on those rows, and stops at the second match. An isolating predicate thus costs a
     few rows, not a scan of the table.
     """
+    return _matches(predicates, rows)[0]
+
+
+def isolated_records(predicates: Predicates, rows: RowMatrix) -> np.ndarray:
+    """Per predicate, the row (of the table ``rows`` were read from) of the only row meeting it;
+    -1 when no row or several do. Its non-negative entries are as many as ``count_matches``'s ones."""
+    counts, first = _matches(predicates, rows)
+    records = np.full(len(counts), -1, dtype=np.int64)
+    records[counts == 1] = rows.source[first[counts == 1]]
+    return records
+
+
+def _matches(predicates: Predicates, rows: RowMatrix) -> tuple[np.ndarray, np.ndarray]:
     if len(predicates) == 0:
-        return np.zeros(0, dtype=np.int64)
-    from alc_dask.families.wp29.predicate_kernel import count_up_to_two  # Numba: loaded when predicates are counted
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    from alc_dask.families.wp29.predicate_kernel import match_up_to_two  # Numba: loaded when predicates are counted
 
     lo, hi, mode = _as_intervals(predicates)
-    return count_up_to_two(predicates.column, lo, hi, mode, rows.order, rows.sorted_values, rows.present, np.ascontiguousarray(rows.rows.T))
+    return match_up_to_two(predicates.column, lo, hi, mode, rows.order, rows.sorted_values, rows.present, np.ascontiguousarray(rows.rows.T))
 
 
 INTERVAL, NULL, NOT_EQUAL, PRESENT = range(4)
@@ -127,6 +149,6 @@ def _as_intervals(predicates: Predicates):
     return lo, hi, mode
 
 
-def _distinct_rows(matrix: np.ndarray) -> np.ndarray:
-    """Each distinct row once, in order of first appearance (two missing values are equal)."""
-    return pd.DataFrame(matrix).drop_duplicates().to_numpy()
+def _first_of_distinct_rows(matrix: np.ndarray) -> np.ndarray:
+    """Where each distinct row first appears, in order (two missing values are equal)."""
+    return pd.DataFrame(matrix).drop_duplicates().index.to_numpy(dtype=np.int64)

@@ -7,11 +7,13 @@ its only missing value; multivariate ones from random anonymized rows on ``n_col
 (equality for text categories, ``>=`` or ``<=`` the row's value for ordered columns, on the side of
 the column's median). A predicate succeeds when it isolates exactly one distinct original record.
 The control checks the same predicates on the control table, its count scaled to the original's
-size; the baseline draws random predicates.
+size; the baseline draws random predicates. The predictions name the record each successful
+predicate isolates (of identical records, the first), in the original and in the control.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Literal
 
 import numpy as np
@@ -20,8 +22,8 @@ from pydantic import Field, model_validator
 from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import whole
 from alc_dask.families.base import CheckExamples, Evaluation
-from alc_dask.families.wp29.common import ChosenColumns, Wp29Family, Wp29Params, attacked_tables, check_columns, wp29_measures
-from alc_dask.families.wp29.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches
+from alc_dask.families.wp29.common import ChosenColumns, Wp29Family, Wp29Params, attacked_tables, check_columns, hits_table, wp29_measures
+from alc_dask.families.wp29.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches, isolated_records
 from alc_dask.measure import AttackCounts, singling_out_probability
 from alc_dask.seeds import stream
 
@@ -57,6 +59,11 @@ class SinglingOut(Wp29Family):
         return f"{float(row['attack_rate']):.1%} of the predicates made from the release single out one person of the original; on people not in it, {float(row['control_rate']):.1%}"
 
     @classmethod
+    def exposure(cls, row) -> str:
+        params = json.loads(row["params"])
+        return "singled out by a univariate predicate" if params["mode"] == "univariate" else f"singled out by a {params['n_cols']}-column predicate"
+
+    @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
         return CheckExamples([{"mode": "univariate", "n_attacks": 50}, {"mode": "multivariate", "n_cols": 3, "n_attacks": 50}])
 
@@ -82,12 +89,13 @@ class SinglingOut(Wp29Family):
         else:
             predicates, attempts = multivariate_predicates(synthetic, p.n_attacks, p.n_cols, p.max_attempts, rng)
         baseline = random_predicates(synthetic, p.n_attacks, 1 if p.mode == "univariate" else p.n_cols, rng)
-        n_control = int((count_matches(predicates, held_out) == 1).sum())
+        singled_out = {"attack": isolated_records(predicates, original), "control": isolated_records(predicates, held_out)}
+        n_control = int((singled_out["control"] >= 0).sum())
         if len(held_out.rows) != len(original.rows) and len(predicates):
             n_control = min(scale_to_size(predicates, held_out, len(original.rows), rng) * n_control, len(predicates))
         counts = AttackCounts(
             n_attacks=len(predicates),
-            n_success=int((count_matches(predicates, original) == 1).sum()),
+            n_success=int((singled_out["attack"] >= 0).sum()),
             n_baseline_attacks=len(baseline),
             n_baseline_success=int((count_matches(baseline, original) == 1).sum()),
             n_control_attacks=len(predicates),
@@ -99,7 +107,7 @@ class SinglingOut(Wp29Family):
             warnings.append(
                 f"only {len(predicates)} of the {p.n_attacks} predicates asked for could be made{tried}; the risk is scored on those and may be underestimated"
             )
-        return Evaluation(wp29_measures(counts, p.confidence_level, warnings))
+        return Evaluation(wp29_measures(counts, p.confidence_level, warnings), hits_table(singled_out))
 
     def _columns(self, anonymized) -> tuple[str, ...]:
         return tuple(self.params.columns) if self.params.columns else anonymized.columns
@@ -173,7 +181,7 @@ def scale_to_size(predicates: Predicates, control: RowMatrix, size: int, rng: np
 
 
 def _subsample(rows: RowMatrix, n: int, rng: np.random.Generator) -> RowMatrix:
-    return RowMatrix(rows.columns, rows.rows[np.sort(rng.choice(len(rows.rows), n, replace=False))], rows.ordered)
+    return rows.subset(np.sort(rng.choice(len(rows.rows), n, replace=False)))
 
 
 def _isolating(candidates: Predicates, synthetic: RowMatrix, wanted: int, seen: set) -> Predicates:

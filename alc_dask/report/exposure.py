@@ -1,0 +1,64 @@
+"""Who is exposed, record by record (internal only): which records of the original each family's
+attacks hit, so that a custodian sees when the same people are singled out, linked, inferred and
+found to be members. Record numbers are rows of the original as the engine loads it (what every
+family's predictions call ``target``); evidence is a few words per family, never a value of the data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from alc_dask.families import get_family
+
+
+def exposure_of(scores: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+    """Per record of the original some successful evaluation exposes (one whose headline shows an
+    exposure at all: its interval above 0): the families that expose it (sorted, comma-separated),
+    how many, and each family's strongest evidence (that of its evaluation with the highest
+    headline), joined with "; " in the families' order. Most families first, then by record.
+    Records of different releases may be different people's rows: when the scores hold several
+    releases, a ``release`` column comes first and each release is ranked on its own."""
+    columns = _columns(scores["release"].nunique() > 1)
+    ok = scores[scores["status"] == "ok"]
+    ok = ok[[_shows_exposure(row) for row in ok.to_dict("records")]]
+    by_scenario = predictions.groupby("scenario_id", sort=False).indices if len(predictions) else {}  # positions: one scenario copied at a time
+    found = [pd.DataFrame(columns=["record", "evidence", "release", "family", "strength"])]
+    for row in ok.to_dict("records"):
+        family = get_family(row["family"])
+        exposed = family.exposed(predictions.iloc[by_scenario.get(row["scenario_id"], [])], row)
+        strength = float(row.get(family.headline, np.nan))
+        found.append(exposed.assign(release=row["release"], family=row["family"], strength=-np.inf if np.isnan(strength) else strength))
+    hits = pd.concat([frame for frame in found if len(frame)] or found[:1], ignore_index=True)
+    hits = hits.sort_values(["release", "record", "family", "strength", "evidence"], ascending=[True, True, True, False, True])
+    strongest = hits.drop_duplicates(["release", "record", "family"])
+    table = (
+        strongest.groupby(["release", "record"], sort=False)
+        .agg(families=("family", ", ".join), n_families=("family", "size"), evidence=("evidence", "; ".join))
+        .reset_index()
+        .sort_values(["release", "n_families", "record"], ascending=[True, False, True], ignore_index=True)
+    )
+    return table[list(columns)].astype(columns)
+
+
+def exposure_of_results(out) -> pd.DataFrame:
+    """``exposure_of`` the scores and predictions in the output folder or URL ``out``."""
+    from alc_dask.results import read_predictions, read_scores
+
+    scores = read_scores(out)
+    return exposure_of(scores, read_predictions(out, list(scores.loc[scores["status"] == "ok", "scenario_id"])))
+
+
+def _shows_exposure(row: dict) -> bool:
+    """Whether the evaluation shows the release exposes anyone at all: its headline's interval (or,
+    without one, its point) above 0. Below, the records its attack hits are hit as often among
+    people not in the release (or by the baseline): naming them would accuse the release of what
+    anyone's data teaches."""
+    interval = get_family(row["family"]).headline_interval(row)
+    low = interval.value if np.isnan(interval.low) else interval.low
+    return bool(low > 0)
+
+
+def _columns(several_releases: bool) -> dict[str, object]:
+    """The frame's columns and their types."""
+    return {**({"release": object} if several_releases else {}), "record": np.int64, "families": object, "n_families": np.int64, "evidence": object}

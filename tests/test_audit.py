@@ -5,7 +5,6 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -67,10 +66,21 @@ def test_a_headline_is_worse_when_its_interval_lies_wholly_above_the_previous_on
         ("barely", "pass", 0.14, 0.14, 0.14),
         ("new", "pass", 0.01, 0.0, 0.02),
     )
-    rows = scores(("overlap", "ok"), ("above", "ok"), ("below", "ok"), ("point", "ok"), ("unknown", "ok"), ("barely", "ok"), ("failed", "failed"), ("new", "ok"))
+    rows = scores(
+        ("overlap", "ok"), ("above", "ok"), ("below", "ok"), ("point", "ok"), ("unknown", "ok"), ("barely", "ok"), ("failed", "failed"), ("new", "ok")
+    )
     diff = compare(rows, now, before, worse_by=0.05)
     change = dict(zip(diff.table["scenario_id"], diff.table["change"].astype(str)))
-    assert change == {"overlap": "same", "above": "worse", "below": "better", "point": "worse", "unknown": "worse", "barely": "same", "failed": "failed", "new": "new"}
+    assert change == {
+        "overlap": "same",
+        "above": "worse",
+        "below": "better",
+        "point": "worse",
+        "unknown": "worse",
+        "barely": "same",
+        "failed": "failed",
+        "new": "new",
+    }
     assert set(diff.flagged["scenario_id"]) == {"above", "point", "unknown", "failed"} and not diff.passed
 
 

@@ -71,7 +71,11 @@ class AuditDiff:
 
 def headlines(verdict: Verdict | None) -> pd.DataFrame:
     """Per evaluation of ``verdict``: its id, label and headline with its interval (unknown bounds: NaN)."""
-    rows = [] if verdict is None else [(e.id, e.label, e.headline.name, e.headline.value, e.headline.low, e.headline.high, e.headline.threshold) for e in verdict.evaluations]
+    rows = (
+        []
+        if verdict is None
+        else [(e.id, e.label, e.headline.name, e.headline.value, e.headline.low, e.headline.high, e.headline.threshold) for e in verdict.evaluations]
+    )
     return pd.DataFrame(rows, columns=HEADLINE).astype({name: float for name in ("value", "low", "high", "threshold")})
 
 

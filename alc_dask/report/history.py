@@ -28,9 +28,7 @@ def complete_audits(folder: str | os.PathLike, before: str | None = None) -> lis
     """Stamps of the audits (earlier than ``before``, if given) that finished (wrote their report),
     oldest first (stamps sort as times)."""
     files = Files(folder)
-    return sorted(
-        name for name in files.folders(files.root) if (before is None or name < before) and files.exists(files.path(name, f"audit-{name}.md"))
-    )
+    return sorted(name for name in files.folders(files.root) if (before is None or name < before) and files.exists(files.path(name, f"audit-{name}.md")))
 
 
 def audit_history(folder: str | os.PathLike, before: str | None = None) -> pd.DataFrame:

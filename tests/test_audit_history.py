@@ -125,7 +125,7 @@ def test_an_audit_whose_verdict_does_not_read_is_left_out_of_the_history_saying_
     for stamp, value in (("2025-01-01T000000Z", 0.02), ("2025-01-02T000000Z", 0.03), ("2025-01-03T000000Z", 0.2)):
         (tmp_path / stamp).mkdir()
         (tmp_path / stamp / f"audit-{stamp}.md").write_text("")
-        (tmp_path / stamp / "verdict.json").write_bytes(verdict(("a", "pass", value, value - 0.01, value + 0.01)).model_dump_json().encode())
+        (tmp_path / stamp / "verdict.json").write_bytes(verdict_json(verdict(("a", "pass", value, value - 0.01, value + 0.01))))
     (tmp_path / "2025-01-02T000000Z" / "verdict.json").write_text('{"verdict": "maybe"}')
     (tmp_path / "2025-01-04T000000Z").mkdir()  # started, not finished
     (tmp_path / "2025-01-04T000000Z" / "verdict.json").write_bytes(verdict_json(verdict(("a", "flagged", 0.9, 0.8, 1.0))))

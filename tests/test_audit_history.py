@@ -142,3 +142,14 @@ def test_an_audit_without_evaluations_keeps_its_verdict_in_the_history(tmp_path)
     history = audit_history(tmp_path)
     assert len(history) == 1 and history.at[0, "verdict"] == "inconclusive" and history["id"].isna().all()
     assert history_figure(history).startswith(PNG)
+
+
+def test_an_audit_from_before_verdict_json_is_compared_on_its_scores_verdict_and_left_out_of_the_history(tmp_path, on_one_cluster):
+    job = history_job(tmp_path)
+    audits = tmp_path / "out" / "audits" / "weekly"
+    run_audit(job, stamp="2025-01-01T000000Z", progress=False)
+    (audits / "2025-01-01T000000Z" / "verdict.json").unlink()  # as an audit of an earlier version left it
+    second = run_audit(job, stamp="2025-01-02T000000Z", progress=False)
+    assert second.previous == "2025-01-01T000000Z" and set(second.diff.table["change"].astype(str)) == {"same"}
+    assert list(second.diff.table["label_before"]) == list(second.diff.table["label"])
+    assert list(audit_history(audits)["stamp"].unique()) == ["2025-01-02T000000Z"]

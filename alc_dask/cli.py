@@ -134,8 +134,8 @@ def summarize(out: tuple[str, ...], report_dir: str | None) -> None:
 def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool | str, out: str | None, wait: bool) -> None:
     """Run JOB as a dated audit and compare with the previous one.
 
-    Exit code 4 when the release is flagged (its verdict is flagged, or a scenario is at risk or
-    serious, or worse than at the previous audit), else 3 when scenarios failed, else 0.
+    Exit code 4 when the release is flagged (an evaluation is flagged on its family's scale, or its
+    headline's interval lies wholly above the previous audit's), else 3 when scenarios failed, else 0.
     """
     from alc_dask.report.nightly import run_audit
     from alc_dask.report.verdict import verdict_lines
@@ -152,7 +152,7 @@ for app_command in APP_COMMANDS:
 
 
 def _audit_exit_code(flagged: pd.DataFrame) -> int:
-    """A release at risk outranks failed scenarios: flagged rows that did not fail are at risk, serious or worse."""
+    """A leaking release outranks failed scenarios: flagged rows that did not fail are flagged on their scale or worse."""
     if (flagged["status"] == "ok").any():
         return EXIT_RELEASE_FLAGGED
     return EXIT_SCENARIOS_FAILED if len(flagged) else EXIT_OK

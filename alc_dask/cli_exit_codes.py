@@ -22,7 +22,7 @@ EXIT_OK = 0
 EXIT_INTERNAL_ERROR = 1  # an unexpected error: a bug (also what Python exits with on an uncaught exception)
 EXIT_BAD_INPUT = 2  # a bad option (click's usage errors) or bad input: job file, release, predictions, output folder
 EXIT_SCENARIOS_FAILED = 3  # the run ended but scenarios failed; a re-run retries just those
-EXIT_RELEASE_FLAGGED = 4  # audit: a scenario is at risk or serious, or worse than at the previous audit
+EXIT_RELEASE_FLAGGED = 4  # audit: an evaluation is flagged on its family's scale, or worse than at the previous audit
 EXIT_CLUSTER_UNAVAILABLE = 5  # the Dask scheduler cannot be reached or used; try again later
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
 
@@ -38,7 +38,7 @@ Exit codes:
   {EXIT_INTERNAL_ERROR:<4} internal error (a bug); --traceback shows where
   {EXIT_BAD_INPUT:<4} bad usage or input: options, job file, release, predictions, output folder
   {EXIT_SCENARIOS_FAILED:<4} some scenarios failed (audit: and none is flagged); re-running retries them
-  {EXIT_RELEASE_FLAGGED:<4} audit: the release is flagged, a scenario at risk or serious or worse than before
+  {EXIT_RELEASE_FLAGGED:<4} audit: the release is flagged, an evaluation flagged or worse than before
   {EXIT_CLUSTER_UNAVAILABLE:<4} the Dask cluster cannot be reached, has too few workers or lost them all
   {EXIT_INTERRUPTED:<4} interrupted (Ctrl-C); finished scenarios are kept
 """

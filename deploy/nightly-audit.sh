@@ -24,7 +24,7 @@ while :; do
 done
 case $code in
     0) ;;
-    4) echo "ALERT: the audit flagged the release (exit 4): a scenario at risk or serious, or worse than before; see its report" >&2 ;;
+    4) echo "ALERT: the audit flagged the release (exit 4): an evaluation flagged, or worse than before; see its report" >&2 ;;
     3 | 5) echo "alc-dask audit still failing after $retries retries (exit $code)" >&2 ;;
     *) echo "alc-dask audit could not run (exit $code: 1 internal error, 2 bad input, 130 interrupted)" >&2 ;;
 esac

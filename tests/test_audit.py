@@ -5,7 +5,6 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -15,36 +14,105 @@ from distributed import Client, LocalCluster
 from alc_dask import run_job
 from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.cli import main
-from alc_dask.report import compare
+from alc_dask.measure.verdict import worst
+from alc_dask.report import audit_markdown, compare
 from alc_dask.report.nightly import claim_stamp, complete_audits, run_audit
+from alc_dask.report.verdict import EvaluationVerdict, Headline, Verdict
 from alc_dask.results import read_scores
 
 
-def frame(rows):
-    return pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk"]).assign(secret="s", known="[]", baseline="ml", error=None)
+def verdict(*evaluations, family: str = "singling_out") -> Verdict:
+    """A verdict of ``evaluations``: (id, label, value, low, high) each, on ``family``'s headline."""
+    judged = [
+        EvaluationVerdict(
+            family=family,
+            id=identifier,
+            release="r",
+            params={},
+            label=label,
+            headline=Headline(name="privacy_risk", value=value, low=low, high=high, threshold=0.09, threshold_source="a test"),
+            evidence="",
+            measures={},
+        )
+        for identifier, label, value, low, high in evaluations
+    ]
+    return Verdict(verdict=worst(e.label for e in judged).value, evaluations=judged, thresholds={family: 0.09})
 
 
-def test_changes_are_classified_against_the_previous_audit():
-    before = frame([("a", "ok", 0.10, "safe"), ("b", "ok", 0.40, "safe"), ("c", "ok", 0.30, "safe"), ("d", "ok", 0.45, "safe"), ("e", "ok", 0.2, "safe")])
-    now = frame(
-        [
-            ("a", "ok", 0.12, "safe"),
-            ("b", "ok", 0.55, "at risk"),
-            ("c", "ok", 0.40, "safe"),
-            ("d", "ok", 0.20, "safe"),
-            ("e", "failed", np.nan, None),
-            ("f", "ok", -0.1, "no loss"),
-        ]
+def scores(*rows, family: str = "singling_out") -> pd.DataFrame:
+    """Scores of (id, status) rows, with the ALC's ``risk`` label: "at risk" on every row."""
+    return pd.DataFrame(rows, columns=["scenario_id", "status"]).assign(family=family, params="{}", error=None, risk="at risk")
+
+
+def test_a_headline_is_worse_when_its_interval_lies_wholly_above_the_previous_one():
+    """A point higher by more than worse_by is not worse while the intervals overlap (sampling may
+    explain it); an interval wholly above the previous one is. Points without an interval (the
+    relative threat's, or unknown bounds) are compared on worse_by."""
+    before = verdict(
+        ("overlap", "pass", 0.02, 0.0, 0.05),
+        ("above", "pass", 0.02, 0.0, 0.05),
+        ("below", "pass", 0.30, 0.25, 0.35),
+        ("point", "pass", 0.10, 0.10, 0.10),
+        ("unknown", "inconclusive", 0.10, None, None),
+        ("barely", "pass", 0.10, 0.10, 0.10),
+        ("failed", "pass", 0.01, 0.0, 0.02),
     )
-    diff = compare(now, before, worse_by=0.05)
+    now = verdict(
+        ("overlap", "pass", 0.08, 0.04, 0.12),  # +0.06 > worse_by, but [0.04, 0.12] overlaps [0, 0.05]
+        ("above", "pass", 0.07, 0.051, 0.09),  # wholly above [0, 0.05]
+        ("below", "pass", 0.10, 0.05, 0.2),
+        ("point", "pass", 0.16, 0.16, 0.16),
+        ("unknown", "inconclusive", 0.16, None, None),
+        ("barely", "pass", 0.14, 0.14, 0.14),
+        ("new", "pass", 0.01, 0.0, 0.02),
+    )
+    rows = scores(
+        ("overlap", "ok"), ("above", "ok"), ("below", "ok"), ("point", "ok"), ("unknown", "ok"), ("barely", "ok"), ("failed", "failed"), ("new", "ok")
+    )
+    diff = compare(rows, now, before, worse_by=0.05)
     change = dict(zip(diff.table["scenario_id"], diff.table["change"].astype(str)))
-    assert change == {"a": "same", "b": "worse", "c": "worse", "d": "better", "e": "failed", "f": "new"}
-    assert set(diff.flagged["scenario_id"]) == {"b", "c", "e"} and not diff.passed
+    assert change == {
+        "overlap": "same",
+        "above": "worse",
+        "below": "better",
+        "point": "worse",
+        "unknown": "worse",
+        "barely": "same",
+        "failed": "failed",
+        "new": "new",
+    }
+    assert set(diff.flagged["scenario_id"]) == {"above", "point", "unknown", "failed"} and not diff.passed
 
 
-def test_a_safe_unchanged_release_passes():
-    scores = frame([("a", "ok", 0.1, "safe"), ("b", "ok", -0.3, "no loss")])
-    assert compare(scores, scores).passed and compare(scores, None).passed
+def test_the_flag_comes_from_each_evaluations_verdict_label_not_from_the_alcs_risk_labels():
+    """Scores labelled "at risk" on the ALC's scale (once applied to every family) pass while their
+    verdict passes; an evaluation flagged on its own family's scale fails the audit, unchanged or not."""
+    rows = scores(("a", "ok"), ("b", "ok"))
+    passing = verdict(("a", "pass", 0.05, 0.01, 0.08), ("b", "inconclusive", 0.1, 0.05, 0.15))
+    assert compare(rows, passing, passing).passed and compare(rows, passing, None).passed
+    flagged = verdict(("a", "pass", 0.05, 0.01, 0.08), ("b", "flagged", 0.3, 0.25, 0.35))
+    diff = compare(rows, flagged, flagged)
+    assert list(diff.flagged["scenario_id"]) == ["b"] and list(diff.reasons[diff.flagged.index]) == ["label flagged"]
+    assert diff.table["risk"].isna().all()  # the ALC's graded labels are the ALC's alone
+
+
+def test_the_audit_report_shows_each_evaluations_label_and_interval_now_and_before():
+    before = verdict(("above", "pass", 0.02, 0.0, 0.05), ("same", "pass", 0.03, 0.01, 0.06))
+    now = verdict(("above", "flagged", 0.2, 0.15, 0.25), ("same", "pass", 0.04, 0.02, 0.07))
+    diff = compare(scores(("above", "ok"), ("same", "ok")), now, before)
+    markdown = audit_markdown(diff, "weak", "2025-01-02T000000Z", "2025-01-01T000000Z", verdict=now)
+    assert "**FLAGGED: 1 evaluation(s) flagged, worse than at the previous audit or failed**" in markdown
+    assert "Verdict of this audit: flagged." in markdown and "Changes: worse 1, same 1." in markdown
+    lines = [line for line in markdown.splitlines() if line.startswith("| ")]
+    assert lines[0] == "| evaluation | family | label | label before | headline | now | before | change | why flagged |"
+    assert lines[1] == "| above | singling_out | flagged | pass | privacy_risk | 0.200 [0.150, 0.250] | 0.020 [0.000, 0.050] | worse | label flagged, worse |"
+    assert lines[2] == "| same | singling_out | pass | pass | privacy_risk | 0.040 [0.020, 0.070] | 0.030 [0.010, 0.060] | same |  |"
+
+
+def test_the_alcs_graded_risk_label_is_shown_beside_its_verdict_label():
+    alc = verdict(("x", "inconclusive", 0.6, 0.4, 0.8), family="alc")
+    diff = compare(scores(("x", "ok"), family="alc"), alc, None)
+    assert "| x | alc | inconclusive (at risk) |  | privacy_risk | 0.600 [0.400, 0.800] |  | new |  |" in audit_markdown(diff, "r", "s", None)
 
 
 def test_previous_audit_ignores_incomplete_and_later_runs(tmp_path):
@@ -96,7 +164,7 @@ def test_audit_runs_dated_and_compares_with_the_last_one(tmp_path):
     assert len(read_scores(same_second.report.parent)) == len(read_scores(second.report.parent))
 
     result = CliRunner().invoke(main, ["audit", str(job), "--workers", "1"])
-    flagged = second.diff.table["risk"].isin(["at risk", "serious"]).any()
+    flagged = second.verdict.verdict == "flagged"
     assert result.exit_code == (4 if flagged else 0)  # EXIT_RELEASE_FLAGGED
     assert ("FLAGGED" in result.output) == flagged and "Audit report:" in result.output
 
@@ -164,19 +232,19 @@ def test_an_audit_flags_a_serious_scenario_whatever_its_secret_is_named(tmp_path
     )
     result = CliRunner().invoke(main, ["audit", str(job), "--workers", "1"])
     assert "FLAGGED" in result.output and result.exit_code != 0, result.output
-    scores = read_scores(next((tmp_path / "out" / "audits" / "unchanged").iterdir()))
+    (audit,) = [path for path in (tmp_path / "out" / "audits" / "unchanged").iterdir() if path.is_dir()]  # beside the history files
+    scores = read_scores(audit)
     assert list(scores["secret"]) == ["âge"] and list(scores["risk"]) == ["serious"]
 
 
 def test_an_audit_can_flag_on_precision_improvement():
     """A safe ALC whose attack is nonetheless more precise than the baseline on the targets it
     predicted for: flagged only when the job asks to flag on PI, and only when vulnerable."""
-    scores = frame([("a", "ok", 0.1, "safe"), ("b", "ok", -0.2, "no loss"), ("c", "ok", 0.2, "safe")]).assign(
-        pi=[0.6, 0.8, 0.3], pi_vulnerable=[True, False, True]
-    )
-    assert compare(scores, scores).passed
-    diff = compare(scores, scores, flag_pi_at=0.5)
-    assert list(diff.flagged["scenario_id"]) == ["a"] and not diff.passed
-    assert set(compare(scores, scores, flag_pi_at=0.25).flagged["scenario_id"]) == {"a", "c"}
-    older = frame([("a", "ok", 0.1, "safe")])  # results written before PI was measured
-    assert compare(older, older, flag_pi_at=0.5).passed
+    rows = scores(("a", "ok"), ("b", "ok"), ("c", "ok"), family="alc").assign(pi=[0.6, 0.8, 0.3], pi_vulnerable=[True, False, True])
+    safe = verdict(("a", "pass", 0.1, 0.0, 0.2), ("b", "pass", -0.2, -0.3, 0.0), ("c", "pass", 0.2, 0.1, 0.3), family="alc")
+    assert compare(rows, safe, safe).passed
+    diff = compare(rows, safe, safe, flag_pi_at=0.5)
+    assert list(diff.flagged["scenario_id"]) == ["a"] and not diff.passed and list(diff.reasons[diff.flagged.index]) == ["precision improvement"]
+    assert set(compare(rows, safe, safe, flag_pi_at=0.25).flagged["scenario_id"]) == {"a", "c"}
+    older = scores(("a", "ok"), family="alc")  # results written before PI was measured
+    assert compare(older, safe, safe, flag_pi_at=0.5).passed

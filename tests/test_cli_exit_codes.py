@@ -34,9 +34,10 @@ from alc_dask.engine.progress import Interrupted
 from alc_dask.errors import AlcDaskError, InputError, InternalError, OptionError, PathError
 from alc_dask.jobs import JobSpecError
 from alc_dask.measure import SettingError
+from alc_dask.measure.verdict import worst
 from alc_dask.report import compare
 from alc_dask.report.nightly import AuditOutcome
-from alc_dask.report.verdict import Verdict
+from alc_dask.report.verdict import EvaluationVerdict, Headline, Verdict
 from alc_dask.results import ResultsError
 from alc_dask.results.lease import FolderBusy
 
@@ -117,20 +118,35 @@ def test_failed_scenarios_of_the_demo_are_3(monkeypatch, tmp_path):
     assert result.exit_code == EXIT_SCENARIOS_FAILED, result.output
 
 
-def audit_outcome(tmp_path, *rows, verdict: str = "pass") -> AuditOutcome:
-    frame = pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk"]).assign(secret="s", known="[]", baseline="ml")
+def audit_outcome(tmp_path, *rows, verdict: str | None = None) -> AuditOutcome:
+    """An audit of (id, status, label) rows, its verdict theirs unless ``verdict`` says otherwise."""
+    frame = pd.DataFrame(rows, columns=["scenario_id", "status", "label"]).assign(family="singling_out", params="{}", error=None)
+    judged = [
+        EvaluationVerdict(
+            family="singling_out",
+            id=row.scenario_id,
+            release="r",
+            params={},
+            label=row.label,
+            headline=Headline(name="privacy_risk", value=0.1, low=0.05, high=0.15, threshold=0.09, threshold_source="a test"),
+            evidence="",
+            measures={},
+        )
+        for row in frame[frame["status"] == "ok"].itertuples()
+    ]
+    judgement = Verdict(verdict=verdict or worst(e.label for e in judged).value, evaluations=judged, thresholds={})
     report = tmp_path / "audit.md"
     report.write_text("audit report\n")
-    return AuditOutcome(compare(frame, None), report, None, Verdict(verdict=verdict, evaluations=[], thresholds={}))
+    return AuditOutcome(compare(frame, judgement, None), report, None, judgement)
 
 
 @pytest.mark.parametrize(
     "rows, code",
     [
-        ([("a", "ok", 0.1, "safe"), ("b", "ok", -0.2, "no loss")], EXIT_OK),
-        ([("a", "ok", 0.1, "safe"), ("b", "failed", None, None)], EXIT_SCENARIOS_FAILED),
-        ([("a", "ok", 0.6, "at risk"), ("b", "ok", 0.1, "safe")], EXIT_RELEASE_FLAGGED),
-        ([("a", "ok", 0.8, "serious"), ("b", "failed", None, None)], EXIT_RELEASE_FLAGGED),  # a leak outranks a failure
+        ([("a", "ok", "pass"), ("b", "ok", "inconclusive")], EXIT_OK),
+        ([("a", "ok", "pass"), ("b", "failed", None)], EXIT_SCENARIOS_FAILED),
+        ([("a", "ok", "flagged"), ("b", "ok", "pass")], EXIT_RELEASE_FLAGGED),
+        ([("a", "ok", "flagged"), ("b", "failed", None)], EXIT_RELEASE_FLAGGED),  # a leak outranks a failure
     ],
 )
 def test_audit_codes(monkeypatch, tmp_path, rows, code):
@@ -143,7 +159,7 @@ def test_audit_codes(monkeypatch, tmp_path, rows, code):
 def test_a_flagged_verdict_fails_the_audit_whatever_the_comparison(monkeypatch, tmp_path):
     """A release flagged on its families' own scales (say Anonymeter's risk past 0.09, labelled "safe"
     on the ALC's scale) stops the audit even when no label got worse."""
-    outcome = audit_outcome(tmp_path, ("a", "ok", 0.1, "safe"), verdict="flagged")
+    outcome = audit_outcome(tmp_path, ("a", "ok", "pass"), verdict="flagged")
     monkeypatch.setattr("alc_dask.report.nightly.run_audit", lambda *args, **kwargs: outcome)
     result = invoke("audit", tmp_path / "job.yaml")
     assert result.exit_code == EXIT_RELEASE_FLAGGED and "VERDICT: FLAGGED" in result.output, result.output

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
+from test_audit import verdict
 
 from alc_dask import Release
 from alc_dask.baseline import BaselineSettings
@@ -286,12 +287,13 @@ def test_summaries_and_audits_count_skipped_scenarios_apart():
     assert list(summary.skipped["reason"]) == ["constant secret: 'status'"]
 
     only_skipped = scores.iloc[:2]
-    diff = compare(only_skipped, None)
+    judged = verdict(("a", "pass", 0.1, 0.0, 0.2), family="alc")  # skipped and failed evaluations have no verdict of their own
+    diff = compare(only_skipped, judged, None)
     assert diff.passed and list(diff.skipped["scenario_id"]) == ["b"]
     assert dict(zip(diff.table["scenario_id"], diff.table["change"].astype(str))) == {"a": "new", "b": "skipped"}
     text = audit_markdown(diff, "r", "stamp", None)
     assert "PASSED" in text and "1 skipped" in text and "constant secret: 'status'" in text
-    assert not compare(scores, only_skipped).passed  # the failed one still flags
+    assert not compare(scores, judged, judged).passed  # the failed one still flags
 
 
 def test_summary_text_mentions_skipped():

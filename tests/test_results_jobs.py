@@ -17,6 +17,7 @@ from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.cli import EXIT_BAD_INPUT, main
 from alc_dask.engine import runner
 from alc_dask.engine.progress import Interrupted, Progress
+from alc_dask.report.history import audit_history
 from alc_dask.report.nightly import run_audit
 from alc_dask.results import ResultsError, ResultStore, read_predictions, read_scores
 
@@ -167,6 +168,12 @@ def test_summaries_and_audits_are_written_to_s3(tmp_path, client, s3, monkeypatc
     assert first.previous is None and second.previous == "2025-01-01T000000Z"
     assert second.report == f"{s3}/nightly/audits/weak/2025-01-02T000000Z/audit-2025-01-02T000000Z.md"
     assert "compared with the audit of 2025-01-01T000000Z" in second.markdown
+    history = audit_history(f"{s3}/nightly/audits/weak")
+    assert list(history["stamp"].unique()) == ["2025-01-01T000000Z", "2025-01-02T000000Z"]
+    latest = objects(f"{s3}/nightly/audits/weak")
+    assert {key.rsplit("/", 1)[1] for key in latest if key.count("/") == 4} == {"history.md", "history.png"}
+    with fsspec.open(f"{s3}/nightly/audits/weak/history.png", "rb") as png:
+        assert png.read().startswith(b"\x89PNG")
 
 
 def test_an_unreachable_output_url_is_named(tmp_path, monkeypatch):

@@ -36,6 +36,14 @@ def new_figure(width: float, height: float):
     return fig, fig.subplots()
 
 
+def new_panels(count: int, width: float, height: float) -> tuple:
+    """A figure of ``count`` axes stacked one above the other, sharing their x axis, in inches."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height))
+    return fig, list(fig.subplots(count, 1, sharex=True, squeeze=False)[:, 0])
+
+
 def colours(count: int) -> list:
     """``count`` colours along viridis."""
     from matplotlib import colormaps

@@ -156,9 +156,12 @@ class FamilyScenario(BaseModel):
 
 
 class AuditSpec(Strict):
-    """When a nightly audit flags a scenario as worse than the previous audit's."""
+    """When a nightly audit flags an evaluation: flagged on its family's scale, or worse than at the
+    previous audit (its headline's interval wholly above the previous one; see ``alc_dask.report.audit``)."""
 
     worse_by: Annotated[float, Field(ge=0)] = 0.05
+    """For a headline without an interval (a point, such as the relative threat's): worse when higher
+    than the previous audit's by more than this."""
     flag_pi_at: Annotated[float, Field(gt=0, le=1)] | None = None
     """Also flag an ALC scenario vulnerable at matched coverage with a precision improvement at
     least this (off by default: the ALC's labels decide)."""

@@ -1,8 +1,10 @@
 """Running a job as an audit: a fresh dated run per audit, compared with the release's previous one.
 
 Audits live under ``<output>/audits/<release>/<stamp>/`` (a local folder or an fsspec URL); each
-holds its results and ``audit-<stamp>.md``. An audit is complete when its report exists, so an
-interrupted audit is never taken as the previous one; nor is one whose results no longer read back.
+holds its results, its ``verdict.json``, the release's history up to it (``history.md``,
+``history.png``; the latest also in the release's folder) and ``audit-<stamp>.md``, written last. An
+audit is complete when its report exists, so an interrupted audit is never taken as the previous one
+nor shown in the history; nor is one whose results no longer read back taken as the previous one.
 """
 
 import os
@@ -16,7 +18,8 @@ from alc_dask.engine import run_job
 from alc_dask.engine.progress import say
 from alc_dask.jobs import load_job
 from alc_dask.report.audit import AuditDiff, audit_markdown, compare
-from alc_dask.report.verdict import Verdict, verdict_of
+from alc_dask.report.history import audit_history, complete_audits, history_rows, write_history
+from alc_dask.report.verdict import Verdict, read_verdict, verdict_of
 from alc_dask.results import ResultsError, read_scores
 from alc_dask.results.files import Files, join, read_text, write_file
 
@@ -60,10 +63,14 @@ def run_audit(
     stamp = claim_stamp(folder, stamp or datetime.now(UTC).strftime(STAMP))
     previous, previous_scores, skipped = last_readable_audit(folder, before=stamp)
     scores = run_job(job_path, scheduler=scheduler, workers=workers, out=join(folder, stamp), progress=progress, dashboard=dashboard, wait=wait)
-    diff = compare(scores, previous_scores, worse_by=spec.audit.worse_by, flag_pi_at=spec.audit.flag_pi_at)
+    verdict = verdict_of(scores, spec.audit.thresholds)
+    before = None if previous is None else read_verdict(join(folder, previous)) or verdict_of(previous_scores, spec.audit.thresholds)
+    diff = compare(scores, verdict, before, worse_by=spec.audit.worse_by, flag_pi_at=spec.audit.flag_pi_at)
+    history = pd.concat([audit_history(folder, before=stamp), history_rows(stamp, verdict)], ignore_index=True)
+    write_history(history, release, join(folder, stamp), folder)
     report = join(folder, stamp, f"audit-{stamp}.md")
-    write_file(report, audit_markdown(diff, release, stamp, previous, skipped).encode())
-    return AuditOutcome(diff, report, previous, verdict_of(scores, spec.audit.thresholds))
+    write_file(report, audit_markdown(diff, release, stamp, previous, skipped, verdict).encode())
+    return AuditOutcome(diff, report, previous, verdict)
 
 
 def claim_stamp(folder: str | os.PathLike, stamp: str) -> str:
@@ -87,9 +94,3 @@ def last_readable_audit(folder: str | os.PathLike, before: str) -> tuple[str | N
             say(f"{join(folder, stamp)}: audit skipped, comparing with an earlier one: {error}")
             skipped.append(stamp)
     return None, None, skipped
-
-
-def complete_audits(folder: str | os.PathLike, before: str) -> list[str]:
-    """Stamps of the audits earlier than ``before`` that finished (wrote their report), oldest first (stamps sort as times)."""
-    files = Files(folder)
-    return sorted(name for name in files.folders(files.root) if name < before and files.exists(files.path(name, f"audit-{name}.md")))

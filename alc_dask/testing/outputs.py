@@ -66,6 +66,6 @@ def _unlike(table: pd.DataFrame, scenario: str, headline: float) -> str | None:
     if scenario not in table.index:
         return f"{scenario}: not in the audit"
     row = table.loc[scenario]
-    if row["change"] != "same" or not same(float(headline), row["score"]) or not same(float(headline), row["score_before"]):
-        return f"{scenario}: {row['change']} (headline {row['score_before']} then {row['score']}; the job's run: {headline})"
+    if row["change"] != "same" or not same(float(headline), row["value"]) or not same(float(headline), row["value_before"]):
+        return f"{scenario}: {row['change']} (headline {row['value_before']} then {row['value']}; the job's run: {headline})"
     return None

@@ -23,8 +23,8 @@ def client():
         yield running
 
 
-def job(folder, release: pd.DataFrame, **audit) -> dict:
-    original, control = make_population(ROWS, seed=3), make_population(ROWS, seed=4)
+def job(folder, release: pd.DataFrame, control_rows: int = ROWS, **audit) -> dict:
+    original, control = make_population(ROWS, seed=3), make_population(control_rows, seed=4)
     original.to_parquet(folder / "original.parquet")
     control.to_parquet(folder / "control.parquet")
     release.to_parquet(folder / "release.parquet")
@@ -64,6 +64,22 @@ def test_a_copy_of_the_original_is_flagged_by_each_family_and_a_fresh_sample_by_
     assert {"family", "id", "params", "label", "headline", "measures"} <= set(evaluation)
     assert {"name", "value", "low", "high", "threshold"} <= set(evaluation["headline"])
     assert "single out" in next(e["evidence"] for e in written["evaluations"] if e["family"] == "singling_out")
+
+
+def test_a_control_a_quarter_of_the_originals_size_never_flags_a_fresh_sample_and_still_flags_a_copy(tmp_path, client):
+    """Anonymeter's curve read the control's singling-out rate at the original's size far too low
+    (0.04 for 0.23): a fresh sample of the population was flagged. The risk's interval now spans every
+    rate the small control allows."""
+
+    def singling_out(name, release):
+        (tmp_path / name).mkdir()
+        spec = validate_job(job(tmp_path / name, release, control_rows=ROWS // 4))
+        return next(e for e in verdict_of(run_job(spec, client=client, progress=False)).evaluations if e.family == "singling_out")
+
+    fresh, copy = singling_out("fresh", make_population(ROWS, seed=5)), singling_out("copy", make_population(ROWS, seed=3))
+    assert fresh.label != "flagged" and fresh.headline.low == 0.0
+    assert copy.label == "flagged" and copy.headline.low > 0.5
+    assert fresh.measures["control_success_low"] < fresh.measures["n_control_success"] <= fresh.measures["control_success_high"]
 
 
 def test_the_jobs_threshold_replaces_the_familys_and_is_recorded(tmp_path, client):

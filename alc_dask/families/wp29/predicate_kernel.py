@@ -1,4 +1,4 @@
-"""The Numba kernel counting, per predicate, the rows that meet it (up to two) and finding the first: see ``predicates.count_matches``."""
+"""The Numba kernel counting, per predicate, the rows that meet it (up to a cap) and finding the first: see ``predicates.count_matches``."""
 
 import numba
 import numpy as np
@@ -7,8 +7,8 @@ from alc_dask.families.wp29.predicates import INTERVAL, NOT_EQUAL, NULL, PRESENT
 
 
 @numba.njit(nogil=True, cache=True)
-def match_up_to_two(column, lo, hi, mode, order, sorted_values, present, values):
-    """Per predicate, the rows meeting it (0, 1, or 2 meaning two or more) and the first row found
+def match_up_to(column, lo, hi, mode, order, sorted_values, present, values, cap):
+    """Per predicate, the rows meeting it (0 to ``cap``, ``cap`` meaning that many or more) and the first row found
     (-1: none). order, sorted_values (m, n): each column's rows and values by increasing value,
     missing last; present (m,): values per column; values (m, n): the rows column by column."""
     n = values.shape[1]

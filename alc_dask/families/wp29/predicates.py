@@ -108,15 +108,15 @@ class Predicates:
         return Predicates(self.column[keep], self.op[keep], self.value[keep])
 
 
-def count_matches(predicates: Predicates, rows: RowMatrix) -> np.ndarray:
-    """Per predicate, how many rows meet it: 0, 1, or 2 meaning "two or more".
+def count_matches(predicates: Predicates, rows: RowMatrix, cap: int = 2) -> np.ndarray:
+    """Per predicate, how many rows meet it, from 0 to ``cap`` (meaning ``cap`` or more).
 
     Every condition but ``!=`` selects a contiguous run of its column's sorted values, found by
     binary search; the kernel walks only the shortest run of each predicate, checks the other
-    conditions on those rows, and stops at the second match. An isolating predicate thus costs a
+    conditions on those rows, and stops at the ``cap``-th match. An isolating predicate thus costs a
     few rows, not a scan of the table.
     """
-    return _matches(predicates, rows)[0]
+    return _matches(predicates, rows, cap)[0]
 
 
 def isolated_records(predicates: Predicates, rows: RowMatrix) -> np.ndarray:
@@ -128,13 +128,13 @@ def isolated_records(predicates: Predicates, rows: RowMatrix) -> np.ndarray:
     return records
 
 
-def _matches(predicates: Predicates, rows: RowMatrix) -> tuple[np.ndarray, np.ndarray]:
+def _matches(predicates: Predicates, rows: RowMatrix, cap: int = 2) -> tuple[np.ndarray, np.ndarray]:
     if len(predicates) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    from alc_dask.families.wp29.predicate_kernel import match_up_to_two  # Numba: loaded when predicates are counted
+    from alc_dask.families.wp29.predicate_kernel import match_up_to  # Numba: loaded when predicates are counted
 
     lo, hi, mode = _as_intervals(predicates)
-    return match_up_to_two(predicates.column, lo, hi, mode, rows.order, rows.sorted_values, rows.present, np.ascontiguousarray(rows.rows.T))
+    return match_up_to(predicates.column, lo, hi, mode, rows.order, rows.sorted_values, rows.present, np.ascontiguousarray(rows.rows.T), cap)
 
 
 INTERVAL, NULL, NOT_EQUAL, PRESENT = range(4)

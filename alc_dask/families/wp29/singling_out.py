@@ -7,28 +7,37 @@ its only missing value; multivariate ones from random anonymized rows on ``n_col
 (equality for text categories, ``>=`` or ``<=`` the row's value for ordered columns, on the side of
 the column's median). A predicate succeeds when it isolates exactly one distinct original record.
 The control checks the same predicates on the control table, its count scaled to the original's
-size; the baseline draws random predicates. The predictions name the record each successful
+size as Anonymeter does; a control of another size also keeps the range of counts it allows at the
+original's size (``alc_dask.measure.isolation``), which widens the risk's interval; the baseline draws random predicates. The predictions name the record each successful
 predicate isolates (of identical records, the first), in the original and in the control.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Annotated, Literal
 
 import numpy as np
+import pyarrow as pa
 from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import whole
-from alc_dask.families.base import CheckExamples, Evaluation
-from alc_dask.families.wp29.common import ChosenColumns, Wp29Family, Wp29Params, attacked_tables, check_columns, hits_table, wp29_measures
+from alc_dask.families.base import CheckExamples, Evaluation, HeadlineInterval, column
+from alc_dask.families.wp29.common import WP29_FIELDS, ChosenColumns, Wp29Family, Wp29Params, attacked_tables, check_columns, hits_table, wp29_measures
 from alc_dask.families.wp29.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches, isolated_records
 from alc_dask.measure import AttackCounts, singling_out_probability
+from alc_dask.measure.isolation import isolating_range
 from alc_dask.seeds import stream
 
 BATCH = 1000
 """Multivariate predicates made and checked at a time."""
+
+CONTROL_CAP = 50
+"""Control matches counted per predicate at most, to read the control at the original's size
+(``isolating_at_size``): a predicate matching 50 of the control's records has no chance left of
+isolating one record in a larger table, so counting on would cost time for nothing."""
 
 MAX_ATTEMPTS = 100_000_000
 """The most multivariate predicates a job may have tried: a few microseconds each, so a release
@@ -53,6 +62,32 @@ class SinglingOutParams(Wp29Params):
 class SinglingOut(Wp29Family):
     name = "singling_out"
     Params = SinglingOutParams
+    fields = (
+        *WP29_FIELDS,
+        column(
+            "control_success_low", pa.float64(), "fewest control successes plausible at the original's size, when the control is another size (null: same size)"
+        ),
+        column(
+            "control_success_high", pa.float64(), "most control successes plausible at the original's size, when the control is another size (null: same size)"
+        ),
+    )
+
+    @classmethod
+    def headline_interval(cls, row) -> HeadlineInterval:
+        """The risk's interval, widened by the range of control rates a control table of another size
+        than the original allows (``alc_dask.measure.isolation``): a small control cannot settle a verdict."""
+        head = super().headline_interval(row)
+        fewest, most = (_number(row.get(name)) for name in ("control_success_low", "control_success_high"))
+        if not (math.isfinite(fewest) and math.isfinite(most)):
+            return head
+
+        def risk(control_success: float) -> dict:
+            counts = AttackCounts(
+                *(int(row[name]) for name in ("n_attacks", "n_success", "n_baseline_attacks", "n_baseline_success", "n_control_attacks")), control_success
+            )
+            return counts.measures(float(row["confidence_level"]))
+
+        return HeadlineInterval(head.value, min(head.low, risk(most)["privacy_risk_low"]), max(head.high, risk(fewest)["privacy_risk_high"]), head.trials)
 
     @classmethod
     def evidence(cls, row) -> str:
@@ -91,8 +126,11 @@ class SinglingOut(Wp29Family):
         baseline = random_predicates(synthetic, p.n_attacks, 1 if p.mode == "univariate" else p.n_cols, rng)
         singled_out = {"attack": isolated_records(predicates, original), "control": isolated_records(predicates, held_out)}
         n_control = int((singled_out["control"] >= 0).sum())
+        control_range = (None, None)
         if len(held_out.rows) != len(original.rows) and len(predicates):
             n_control = min(scale_to_size(predicates, held_out, len(original.rows), rng) * n_control, len(predicates))
+            low, high = isolating_range(count_matches(predicates, held_out, CONTROL_CAP), len(held_out.rows), len(original.rows), CONTROL_CAP)
+            control_range = (min(low, n_control), min(max(high, n_control), len(predicates)))
         counts = AttackCounts(
             n_attacks=len(predicates),
             n_success=int((singled_out["attack"] >= 0).sum()),
@@ -107,7 +145,8 @@ class SinglingOut(Wp29Family):
             warnings.append(
                 f"only {len(predicates)} of the {p.n_attacks} predicates asked for could be made{tried}; the risk is scored on those and may be underestimated"
             )
-        return Evaluation(wp29_measures(counts, p.confidence_level, warnings), hits_table(singled_out))
+        measures = wp29_measures(counts, p.confidence_level, warnings) | dict(zip(("control_success_low", "control_success_high"), control_range))
+        return Evaluation(measures, hits_table(singled_out))
 
     def _columns(self, anonymized) -> tuple[str, ...]:
         return tuple(self.params.columns) if self.params.columns else anonymized.columns
@@ -178,6 +217,10 @@ def scale_to_size(predicates: Predicates, control: RowMatrix, size: int, rng: np
     start = 1.0 / sizes.max()
     (w_max, norm), _ = curve_fit(model, sizes, counts, p0=(start, 1.0 / singling_out_probability(sizes.max(), start)), bounds=(0, (1, np.inf)))
     return float(model(size, w_max, norm) / model(len(control.rows), w_max, norm))
+
+
+def _number(value) -> float:
+    return math.nan if value is None else float(value)
 
 
 def _subsample(rows: RowMatrix, n: int, rng: np.random.Generator) -> RowMatrix:

@@ -1,0 +1,90 @@
+"""Tables and cells as HTML for the report: numbers to three decimals and right-aligned, JSON lists
+and parameters shown compactly (``known=[age, sex]``), verdict labels as coloured badges, headers
+breakable after underscores (and upright in tables of many columns) so that a wide table wraps at
+800 px instead of scrolling."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from collections.abc import Iterable
+
+import pandas as pd
+
+LABELS = ("flagged", "inconclusive", "pass", "not evaluated")
+_DECIMALS = 3
+WIDE = 10
+"""Columns from which a table's headers are turned upright on narrow screens and on paper: their
+words, not the numbers below them, would otherwise set the columns' widths."""
+_LONG = 14
+"""Characters of the longest word a cell keeps whole."""
+_NUMBER = re.compile(r"[-+]?(\d[\d,]*)?\.?\d+(e[-+]?\d+)?%?")
+
+
+def html_table(frame: pd.DataFrame, label_columns: Iterable[str] = ("label",)) -> str:
+    """``frame`` (its index left out) as a table; cells of ``label_columns`` that hold a label are badges."""
+    label_columns = set(label_columns)
+    head = "".join(f"<th><span>{header(column)}</span></th>" for column in frame.columns)
+    rows = []
+    for values in frame.itertuples(index=False):
+        cells = [f"<td>{badge(value)}</td>" if column in label_columns and value in LABELS else _cell(value) for column, value in zip(frame.columns, values)]
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    wide = " class='wide'" if len(frame.columns) >= WIDE else ""
+    return f"<table{wide}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _cell(value) -> str:
+    """A cell, right-aligned and unbroken when a number, breakable anywhere when it holds a long word
+    (an id, a column list): other cells break between words only."""
+    shown = text(value)
+    kind = " class='num'" if _NUMBER.fullmatch(shown) else " class='long'" if any(len(word) > _LONG for word in shown.split()) else ""
+    return f"<td{kind}>{html.escape(shown)}</td>"
+
+
+def badge(label: str) -> str:
+    return f"<span class='label {label.replace(' ', '-')}'>{html.escape(label)}</span>"
+
+
+def header(name) -> str:
+    """A column name, breakable after each underscore."""
+    return html.escape(str(name)).replace("_", "_<wbr>")
+
+
+def text(value) -> str:
+    """A cell's text: blank when missing, whole numbers whole, other numbers to three decimals, JSON compact."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.0f}" if value.is_integer() and abs(value) < 1e15 else f"{value:.{_DECIMALS}f}"
+    if isinstance(value, str):
+        return compact_json(value)
+    return str(value)
+
+
+def compact_json(value: str) -> str:
+    """A JSON list or object as short text (``["a", "b"]`` -> ``a, b``; ``{"k": 1, "m": null}`` ->
+    ``k=1``); any other string as it is."""
+    if not value.startswith(("[", "{")):
+        return value
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    if isinstance(parsed, list):
+        return ", ".join(_compact(item) for item in parsed)
+    return _compact(parsed)
+
+
+def _compact(value) -> str:
+    if isinstance(value, dict):
+        kept = {key: item for key, item in value.items() if item not in (None, {}, [])}
+        if list(kept) == ["name"]:
+            return _compact(kept["name"])
+        return ", ".join(f"{key}={_compact(item) if not isinstance(item, dict) else '(' + _compact(item) + ')'}" for key, item in kept.items())
+    if isinstance(value, list):
+        return "[" + ", ".join(_compact(item) for item in value) + "]"
+    return str(value)

@@ -26,6 +26,8 @@ from alc_dask.report.verdict import EvaluationVerdict, Verdict
 
 PER_RECORD = "record"
 """A table with this column is per record of the original: never in the external report."""
+FIRST_PAGE = ("scorecard", "per-label")
+"""Sections printed on the verdict's page; every other starts a page of its own."""
 RULE = (
     "Each evaluation is labelled on its own family's scale, from its headline's interval: flagged when the interval lies wholly at or past "
     "the family's threshold, pass when wholly below it, inconclusive when it straddles it. The release's verdict is its worst evaluation."
@@ -35,7 +37,6 @@ RULE = (
 def as_html(summary: Summary, title: str = "alc_dask summary", exposure: pd.DataFrame | None = None, external: bool = False) -> str:
     """The report as one HTML document; ``exposure`` (see ``alc_dask.report.records``) is shown only when not ``external``."""
     sections = [
-        ("verdict", "Verdict", _verdict(summary)),
         ("scorecard", "Scorecard", _scorecard(summary.verdict)),
         ("per-label", "Evaluations per verdict label", html_table(summary.verdict_counts.reset_index())),
         ("evidence", "Evidence, worst first", _evidence(summary.verdict)),
@@ -47,12 +48,12 @@ def as_html(summary: Summary, title: str = "alc_dask summary", exposure: pd.Data
     sections += [(_slug(section.title), section.title, _family(section, external)) for section in summary.sections]
     if unfinished := _unfinished(summary, external):
         sections.append(("unfinished", "Failed and skipped evaluations", unfinished))
-    body = "".join(_section(anchor, heading, content, page=position > 1) for position, (anchor, heading, content) in enumerate(sections))
+    body = "".join(_section(anchor, heading, content, page=anchor not in FIRST_PAGE) for anchor, heading, content in sections)
     contents = "".join(f"<li><a href='#{anchor}'>{html.escape(heading)}</a></li>" for anchor, heading, _ in sections)
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><meta name='viewport' content='width=device-width,initial-scale=1'>"
         f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>"
-        f"{_header(summary, title, external)}<nav><ol>{contents}</ol></nav>{body}</body></html>\n"
+        f"{_header(summary, title, external)}<section id='verdict'>{_verdict(summary)}</section><nav><ol>{contents}</ol></nav>{body}</body></html>\n"
     )
 
 

@@ -20,27 +20,39 @@ WIDE = 10
 words, not the numbers below them, would otherwise set the columns' widths."""
 _LONG = 14
 """Characters of the longest word a cell keeps whole."""
+_WORDS = re.compile(r"[\s_\-/]+")
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*)?\.?\d+(e[-+]?\d+)?%?")
 
 
 def html_table(frame: pd.DataFrame, label_columns: Iterable[str] = ("label",)) -> str:
-    """``frame`` (its index left out) as a table; cells of ``label_columns`` that hold a label are badges."""
+    """``frame`` (its index left out) as a table; cells of ``label_columns`` that hold a label are
+    badges, and so are counts other than 0 in columns named after a label."""
     label_columns = set(label_columns)
     head = "".join(f"<th><span>{header(column)}</span></th>" for column in frame.columns)
     rows = []
     for values in frame.itertuples(index=False):
-        cells = [f"<td>{badge(value)}</td>" if column in label_columns and value in LABELS else _cell(value) for column, value in zip(frame.columns, values)]
+        cells = [_labelled(column, value, label_columns) or _cell(value) for column, value in zip(frame.columns, values)]
         rows.append(f"<tr>{''.join(cells)}</tr>")
     wide = " class='wide'" if len(frame.columns) >= WIDE else ""
     return f"<table{wide}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def _labelled(column, value, label_columns: set) -> str | None:
+    """A label of ``label_columns`` as a badge, or a count of evaluations in a column named after a
+    label (``flagged``...) in that label's colour when not 0; None for any other cell."""
+    if column in label_columns and value in LABELS:
+        return f"<td>{badge(value)}</td>"
+    if column in LABELS and isinstance(value, int | float) and value > 0:
+        return f"<td class='num'><span class='label {column}'>{text(value)}</span></td>"
+    return None
+
+
 def _cell(value) -> str:
-    """A cell, right-aligned and unbroken when a number, breakable anywhere when it holds a long word
-    (an id, a column list): other cells break between words only."""
+    """A cell, right-aligned and unbroken when a number; others break between words and after
+    underscores, and anywhere when a word is still long (a hash, say)."""
     shown = text(value)
-    kind = " class='num'" if _NUMBER.fullmatch(shown) else " class='long'" if any(len(word) > _LONG for word in shown.split()) else ""
-    return f"<td{kind}>{html.escape(shown)}</td>"
+    kind = " class='num'" if _NUMBER.fullmatch(shown) else " class='long'" if any(len(word) > _LONG for word in _WORDS.split(shown)) else ""
+    return f"<td{kind}>{header(shown)}</td>"
 
 
 def badge(label: str) -> str:
@@ -48,7 +60,7 @@ def badge(label: str) -> str:
 
 
 def header(name) -> str:
-    """A column name, breakable after each underscore."""
+    """A column name or an identifier, breakable after each underscore."""
     return html.escape(str(name)).replace("_", "_<wbr>")
 
 
@@ -79,12 +91,18 @@ def compact_json(value: str) -> str:
     return _compact(parsed)
 
 
+def _nested(value) -> str:
+    """A value inside an object: in parentheses when it is itself a list of settings."""
+    shown = _compact(value)
+    return f"({shown})" if isinstance(value, dict) and ", " in shown else shown
+
+
 def _compact(value) -> str:
     if isinstance(value, dict):
         kept = {key: item for key, item in value.items() if item not in (None, {}, [])}
         if list(kept) == ["name"]:
             return _compact(kept["name"])
-        return ", ".join(f"{key}={_compact(item) if not isinstance(item, dict) else '(' + _compact(item) + ')'}" for key, item in kept.items())
+        return ", ".join(f"{key}={_nested(item)}" for key, item in kept.items())
     if isinstance(value, list):
         return "[" + ", ".join(_compact(item) for item in value) + "]"
     return str(value)

@@ -48,7 +48,9 @@ class Criterion:
 CRITERIA = (
     Criterion("singling out", "Can a person of the original be isolated in the release?", WP29, ("singling_out",)),
     Criterion("linkability", "Can two records of the same person be linked, within or across tables?", WP29, ("linkability",)),
-    Criterion("inference", "Can a person's attribute be deduced, with significant probability, from their others?", WP29, ("inference", "alc", "relative_threat")),
+    Criterion(
+        "inference", "Can a person's attribute be deduced, with significant probability, from their others?", WP29, ("inference", "alc", "relative_threat")
+    ),
     Criterion("membership", "Can a motivated intruder tell that a person they know of is in the original?", ICO, ("membership",)),
     Criterion("identification", "Can a motivated intruder identify people, matching the release on what is known of them?", ICO, ("identification",)),
 )

@@ -41,8 +41,10 @@ def by_family(evaluations: list[EvaluationVerdict]) -> dict[str, list[Evaluation
 
 
 def headline_text(headline: Headline) -> str:
-    """E.g. "privacy_risk 0.436 [0.382, 0.49]": the point and, when known, its interval."""
-    interval = f" [{number(headline.low)}, {number(headline.high)}]" if headline.low is not None and headline.high is not None else ""
+    """E.g. "privacy_risk 0.436 [0.382, 0.49]": the point and its interval when it is one (a headline
+    that is a point states itself as its bounds)."""
+    known = headline.low is not None and headline.high is not None and headline.low != headline.high
+    interval = f" [{number(headline.low)}, {number(headline.high)}]" if known else ""
     return f"{headline.name} {number(headline.value)}{interval}"
 
 

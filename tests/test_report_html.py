@@ -224,7 +224,7 @@ def test_the_report_writes_the_verdict_beside_itself(copy_scores, tmp_path):
 def test_cells_are_compact_and_wide_tables_are_marked():
     assert compact_json('["age", "sex"]') == "age, sex"
     assert compact_json('{"attack": {"name": "best_row_match", "params": {}}, "known": ["a", "b"], "targets": null}') == "attack=best_row_match, known=[a, b]"
-    assert compact_json("[not json") == "[not json" and text(float("nan")) == "" and text(500000.0) == "500000" and text(0.12345) == "0.123"
+    assert compact_json("[not json") == "[not json" and text(float("nan")) == "" and text(500000.0) == "500000" and text(0.12345) == "0.123" and text(1.0) == "1.000"
     wide = html_table(pd.DataFrame([range(10)], columns=[f"column_{i}" for i in range(10)]))
     assert wide.startswith("<table class='wide'>") and "column_<wbr>0" in wide
     narrow = html_table(pd.DataFrame({"label": ["flagged"], "flagged": [2], "pass": [0], "id": ["membership_closest_dista-3bc2de7a75"]}))

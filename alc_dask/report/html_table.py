@@ -65,13 +65,14 @@ def header(name) -> str:
 
 
 def text(value) -> str:
-    """A cell's text: blank when missing, whole numbers whole, other numbers to three decimals, JSON compact."""
+    """A cell's text: blank when missing, whole numbers above 1 whole (counts), other numbers to three
+    decimals (shares, 1 and 0 included), JSON compact."""
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
-        return f"{value:.0f}" if value.is_integer() and abs(value) < 1e15 else f"{value:.{_DECIMALS}f}"
+        return f"{value:.0f}" if value.is_integer() and 1 < abs(value) < 1e15 else f"{value:.{_DECIMALS}f}"  # a share of 1 is 1.000
     if isinstance(value, str):
         return compact_json(value)
     return str(value)

@@ -224,9 +224,17 @@ def test_the_report_writes_the_verdict_beside_itself(copy_scores, tmp_path):
 def test_cells_are_compact_and_wide_tables_are_marked():
     assert compact_json('["age", "sex"]') == "age, sex"
     assert compact_json('{"attack": {"name": "best_row_match", "params": {}}, "known": ["a", "b"], "targets": null}') == "attack=best_row_match, known=[a, b]"
-    assert compact_json("[not json") == "[not json" and text(float("nan")) == "" and text(500000.0) == "500000" and text(0.12345) == "0.123" and text(1.0) == "1.000"
+    assert compact_json("[not json") == "[not json" and text(float("nan")) == ""
+    assert text(500000.0) == "500000" and text(0.12345) == "0.123" and text(1.0) == "1.000"
     wide = html_table(pd.DataFrame([range(10)], columns=[f"column_{i}" for i in range(10)]))
     assert wide.startswith("<table class='wide'>") and "column_<wbr>0" in wide
     narrow = html_table(pd.DataFrame({"label": ["flagged"], "flagged": [2], "pass": [0], "id": ["membership_closest_dista-3bc2de7a75"]}))
     assert "<span class='label flagged'>flagged</span>" in narrow and "<span class='label flagged'>2</span>" in narrow
     assert "<td class='num'>0</td>" in narrow and "membership_<wbr>closest_<wbr>dista-3bc2de7a75" in narrow
+
+
+def test_the_verdict_lines_tell_one_evaluation_in_two_releases_apart(copy_scores):
+    twice = pd.concat([copy_scores, copy_scores.assign(release="again")], ignore_index=True)
+    lines = as_text(summarize(twice)).splitlines()
+    singled = [line for line in lines if line.startswith("  flagged: singling_out ")]
+    assert len(singled) == 2 and len(set(singled)) == 2 and {line.split()[2] for line in singled} == {"copy", "again"}

@@ -16,8 +16,8 @@ import pandas as pd
 LABELS = ("flagged", "inconclusive", "pass", "not evaluated")
 _DECIMALS = 3
 WIDE = 10
-"""Columns from which a table's headers are turned upright on narrow screens and on paper: their
-words, not the numbers below them, would otherwise set the columns' widths."""
+"""Columns from which a table's headers stand upright: their words, not the numbers below them,
+would otherwise set the columns' widths, and the table would be wider than a laptop's screen."""
 _LONG = 14
 """Characters of the longest word a cell keeps whole."""
 _WORDS = re.compile(r"[\s_\-/]+")

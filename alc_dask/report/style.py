@@ -1,10 +1,11 @@
 """The report's CSS, inline in every HTML report (nothing is fetched: a report opens from an e-mail).
 
-Wide tables wrap rather than scroll: cells may break anywhere between words, and anywhere in a long word
-(an id, say: ``overflow-wrap: anywhere`` lets the automatic table layout shrink such a column),
-numbers never; headers break after underscores, fonts shrink on
-narrow screens. Printed, each section starts a page, rows and figures are never cut, table headers
-repeat, and the labels keep their colours.
+Wide tables wrap rather than scroll: cells break between words and after underscores, anywhere in a
+word still long (an id, say: ``overflow-wrap: anywhere`` lets the automatic table layout shrink such
+a column), numbers never; headers stand upright in tables of many columns (their words would
+otherwise set the columns' widths); fonts shrink on narrow screens. Printed, each part after the
+verdict's page starts a page, rows and figures are never cut, table headers repeat, and the labels
+keep their colours.
 """
 
 LABEL_COLOURS = {"flagged": ("#b3261e", "#fff"), "inconclusive": ("#f0b400", "#1a1a1a"), "pass": ("#1e7b34", "#fff"), "not-evaluated": ("#d0d0d0", "#1a1a1a")}
@@ -38,14 +39,13 @@ CSS = (
     ".evidence li{margin:.25em 0}.evidence .who{color:#555;font-size:.85em}.evidence .headline{color:#555;font-size:.85em;white-space:nowrap}"
     "details summary{cursor:pointer;font-weight:600;margin:.4em 0}"
     ".note{margin:.4em 0}"
-    "@media (max-width:900px){body{padding:.5rem .6rem}table{font-size:.7rem}th,td{padding:1px 3px}"
     f"{_UPRIGHT}"
+    "@media (max-width:900px){body{padding:.5rem .6rem}table{font-size:.7rem}th,td{padding:1px 3px}"
     ".verdict .word{font-size:2rem}}"
     "@media print{@page{margin:12mm}"
     "body{max-width:none;margin:0;padding:0;font-size:9pt}nav{display:none}"
     "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
     "section.page{break-before:page}h2,h3{break-after:avoid}"
     "tr,figure,img,.verdict,li{break-inside:avoid}thead{display:table-header-group}"
-    "table{font-size:7pt}a{color:inherit;text-decoration:none}"
-    f"{_UPRIGHT}}}"
+    "table{font-size:7pt}a{color:inherit;text-decoration:none}}"
 )

@@ -26,8 +26,8 @@ from alc_dask.report.verdict import EvaluationVerdict, Verdict
 
 PER_RECORD = "record"
 """A table with this column is per record of the original: never in the external report."""
-FIRST_PAGE = ("scorecard", "per-label")
-"""Sections printed on the verdict's page; every other starts a page of its own."""
+RUN_ON = ("scorecard", "per-label", "evidence")
+"""Sections printed straight after the one before (the verdict's); every other starts a page of its own."""
 RULE = (
     "Each evaluation is labelled on its own family's scale, from its headline's interval: flagged when the interval lies wholly at or past "
     "the family's threshold, pass when wholly below it, inconclusive when it straddles it. The release's verdict is its worst evaluation."
@@ -48,7 +48,7 @@ def as_html(summary: Summary, title: str = "alc_dask summary", exposure: pd.Data
     sections += [(_slug(section.title), section.title, _family(section, external)) for section in summary.sections]
     if unfinished := _unfinished(summary, external):
         sections.append(("unfinished", "Failed and skipped evaluations", unfinished))
-    body = "".join(_section(anchor, heading, content, page=anchor not in FIRST_PAGE) for anchor, heading, content in sections)
+    body = "".join(_section(anchor, heading, content, page=anchor not in RUN_ON) for anchor, heading, content in sections)
     contents = "".join(f"<li><a href='#{anchor}'>{html.escape(heading)}</a></li>" for anchor, heading, _ in sections)
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><meta name='viewport' content='width=device-width,initial-scale=1'>"

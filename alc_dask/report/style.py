@@ -4,8 +4,8 @@ Wide tables wrap rather than scroll: cells break between words and after undersc
 word still long (an id, say: ``overflow-wrap: anywhere`` lets the automatic table layout shrink such
 a column), numbers never; headers stand upright in tables of many columns (their words would
 otherwise set the columns' widths); fonts shrink on narrow screens. Printed, each part after the
-verdict's page starts a page, rows and figures are never cut, table headers repeat, and the labels
-keep their colours.
+verdict and its evidence starts a page, rows and figures are never cut, table headers repeat, and
+the labels keep their colours.
 """
 
 LABEL_COLOURS = {"flagged": ("#b3261e", "#fff"), "inconclusive": ("#f0b400", "#1a1a1a"), "pass": ("#1e7b34", "#fff"), "not-evaluated": ("#d0d0d0", "#1a1a1a")}

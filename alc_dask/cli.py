@@ -113,15 +113,10 @@ def summarize(out: tuple[str, ...], report_dir: str | None) -> None:
     scores = scores_of(out)
     if scores.empty:
         raise ResultsError(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/<family>/)")
-    from alc_dask.report.verdict import verdict_lines, verdict_of, write_verdict
-
     summary = summary_of(scores)
-    folder = report_dir or join(out[0], "report")
-    paths = write_report(summary, folder)
-    verdict = verdict_of(scores)
+    paths = write_report(summary, report_dir or join(out[0], "report"))
     click.echo(as_text(summary))
-    click.echo("\n".join(verdict_lines(verdict)))
-    click.echo(f"Report: {paths['html']} (Markdown: {paths['markdown']}; verdict: {write_verdict(verdict, folder)})")
+    click.echo(f"Report: {paths['html']} (to publish with the release: {paths['external']}; Markdown: {paths['markdown']}; verdict: {paths['verdict']})")
 
 
 @main.command()

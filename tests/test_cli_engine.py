@@ -118,8 +118,8 @@ def test_run_on_a_cluster_then_summarize_and_resume(cluster, tmp_path):
 
     summary = alc_dask("summarize", tmp_path / "out")
     assert summary.returncode == 0, summary.stderr
-    assert "Evaluations per risk label" in summary.stdout and "Report:" in summary.stdout and "VERDICT: " in summary.stdout
-    assert (tmp_path / "out" / "report" / "verdict.json").is_file()
+    assert "Evaluations per verdict label" in summary.stdout and "Report:" in summary.stdout and "VERDICT: " in summary.stdout
+    assert (tmp_path / "out" / "report" / "verdict.json").is_file() and (tmp_path / "out" / "report" / "report-external.html").is_file()
     html = (tmp_path / "out" / "report" / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 2
 

@@ -277,7 +277,16 @@ def test_run_writes_a_skipped_row_and_never_retries_it(folder, no_cluster):
 
 def scores_frame(rows):
     frame = pd.DataFrame(rows, columns=["scenario_id", "status", "alc", "risk", "error"]).assign(release="r", secret="s", known="[]", baseline="ml")
-    return frame.reindex(columns=family_schema("alc").names)
+    return frame.assign(**MEASURED).reindex(columns=family_schema("alc").names)
+
+
+MEASURED = {
+    f"{side}_{name}": value
+    for side in ("attack", "base")
+    for name, value in (("precision", 0.6), ("recall", 0.5), ("interval_low", 0.5), ("interval_high", 0.7))
+}
+MEASURED["attack_n"] = 100
+"""What the verdict reads of an ALC row beside the ALC: its precisions, recalls and intervals."""
 
 
 def test_summaries_and_audits_count_skipped_scenarios_apart():

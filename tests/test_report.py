@@ -16,6 +16,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def scores_frame(seed=0, rows=30) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     alc = rng.uniform(-2, 1, rows)
+    attack, base = rng.uniform(0.05, 0.95, rows), rng.uniform(0.05, 0.95, rows)
     frame = pd.DataFrame(
         {
             "release": rng.choice(["weak", "strong"], rows),
@@ -27,8 +28,15 @@ def scores_frame(seed=0, rows=30) -> pd.DataFrame:
             "error": None,
             "alc": alc,
             "risk": [risk_label(a) for a in alc],
-            "attack_precision": rng.uniform(0, 1, rows),
-            "attack_recall": rng.uniform(0, 1, rows),
+            "attack_precision": attack,
+            "attack_recall": rng.uniform(0.1, 1, rows),
+            "attack_interval_low": attack - 0.05,
+            "attack_interval_high": attack + 0.05,
+            "attack_n": 200,
+            "base_precision": base,
+            "base_recall": rng.uniform(0.1, 1, rows),
+            "base_interval_low": base - 0.05,
+            "base_interval_high": base + 0.05,
             "halt_code": "exhausted",
         }
     )
@@ -41,10 +49,11 @@ def test_counts_worst_and_best_per_secret():
     summary = summarize(scores)
     ok = scores[scores["status"] == "ok"]
     assert summary.total == 30 and list(summary.failed["scenario_id"]) == ["s000"]
-    assert summary.label_counts.to_numpy().sum() == len(ok)
-    for (release, family), counts in summary.label_counts.iterrows():
-        assert family == "alc"
-        assert counts.to_dict() == {label: int(((ok["release"] == release) & (ok["risk"] == label)).sum()) for label in counts.index}
+    assert summary.verdict_counts.to_numpy().sum() == len(ok) == len(summary.verdict.evaluations)
+    labels = pd.Series({(e.release, e.id): e.label for e in summary.verdict.evaluations})
+    for (release, family), counts in summary.verdict_counts.iterrows():
+        assert family == "alc" and list(counts.index) == ["flagged", "inconclusive", "pass"]
+        assert counts.to_dict() == {label: int((labels[release] == label).sum()) for label in counts.index}
     section = summary.section("Attribute inference")
     assert list(section.tables["Worst scenarios"]["alc"]) == sorted(ok["alc"], reverse=True)[:10]
     best = ok.groupby(["release", "secret"])["alc"].max()
@@ -55,7 +64,7 @@ def test_text_markdown_and_html_show_the_tables_and_plots(tmp_path):
     summary = summarize(scores_frame())
     assert "30 scenarios, 1 failed" in as_text(summary) and "ScenarioError: boom" in as_text(summary)
     markdown = as_markdown(summary, plots={"ALC per secret column": "plot-2.png"})
-    assert "| release | family | no loss | safe | at risk | serious |" in markdown and "![ALC per secret column](plot-2.png)" in markdown
+    assert "| release | family | flagged | inconclusive | pass |" in markdown and "![ALC per secret column](plot-2.png)" in markdown
     images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", as_html(summary))
     assert len(images) == 2 and all(base64.b64decode(image).startswith(PNG) for image in images)
     paths = write_report(summary, tmp_path / "report")

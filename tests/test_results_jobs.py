@@ -160,7 +160,8 @@ def test_summaries_and_audits_are_written_to_s3(tmp_path, client, s3, monkeypatc
     assert summary.exit_code == 0, summary.output
     assert f"Report: {s3}/reports/summary/report.html" in summary.output
     written = objects(f"{s3}/reports/summary")
-    assert {key.rsplit("/", 1)[1] for key in written} == {"summary.txt", "summary.md", "report.html", "plot-1.png", "plot-2.png", "verdict.json"}
+    reports = {"summary.txt", "summary.md", "report.html", "report-external.html", "verdict.json"}
+    assert {key.rsplit("/", 1)[1] for key in written} == reports | {"plot-1.png", "plot-2.png"}
 
     monkeypatch.setattr("alc_dask.report.nightly.run_job", lambda *args, **kwargs: run_job(*args, **{**kwargs, "client": client}))
     first = run_audit(job, out=f"{s3}/nightly", stamp="2025-01-01T000000Z", progress=False)

@@ -1,19 +1,26 @@
-"""A summary as plain text (terminal), Markdown, and self-contained HTML (plots embedded as base64)."""
+"""A summary as plain text (terminal), Markdown and HTML, and the report folder that holds them."""
 
-import base64
-import html
 from pathlib import Path
 
 import pandas as pd
 
+from alc_dask.report.html import as_html
+from alc_dask.report.records import TITLE as EXPOSURE_TITLE
+from alc_dask.report.records import explanation, most_exposed
+from alc_dask.report.regulator import regulators_view
+from alc_dask.report.scorecard import scorecard
 from alc_dask.report.summary import Summary
+from alc_dask.report.verdict import verdict_lines, write_verdict
 from alc_dask.results.files import join, write_file
 
+__all__ = ["as_html", "as_markdown", "as_text", "markdown_table", "write_report"]
+
 _ROUND = 3
+PER_LABEL = "Evaluations per verdict label"
 
 
 def as_text(summary: Summary) -> str:
-    parts = [_headline(summary), "", "Evaluations per risk label:", summary.label_counts.to_string()]
+    parts = [_headline(summary), *verdict_lines(summary.verdict), "", f"{PER_LABEL}:", _counts(summary).to_string(index=False)]
     for section in summary.sections:
         parts += ["", f"== {section.title} ==", *section.notes]
         for caption, table in section.tables.items():
@@ -23,9 +30,16 @@ def as_text(summary: Summary) -> str:
     return "\n".join(parts) + "\n"
 
 
-def as_markdown(summary: Summary, title: str = "alc_dask summary", plots: dict[str, str] | None = None) -> str:
+def as_markdown(summary: Summary, title: str = "alc_dask summary", plots: dict[str, str] | None = None, exposure: pd.DataFrame | None = None) -> str:
     """Markdown; ``plots`` maps a caption to an image path to link (relative to the Markdown file)."""
-    parts = [f"# {title}", "", f"{_headline(summary)}.", "", "## Evaluations per risk label", "", markdown_table(summary.label_counts.reset_index())]
+    verdict = summary.verdict
+    parts = [f"# {title}", "", f"{_headline(summary)}.", "", f"**{verdict_lines(verdict, most=0)[0]}**", ""]
+    parts += ["## Scorecard", "", markdown_table(scorecard(verdict)), "", f"## {PER_LABEL}", "", markdown_table(_counts(summary))]
+    parts += ["", "## Evidence, worst first", "", *(f"- {e.label}: {e.family} {e.release} {e.id}: {e.evidence}" for e in verdict.evaluations)]
+    parts += ["", "## Regulator's view", "", markdown_table(regulators_view(verdict))]
+    if exposure is not None:
+        shown = most_exposed(exposure)
+        parts += ["", f"## {EXPOSURE_TITLE}", "", explanation(exposure, shown), "", markdown_table(shown)]
     for section in summary.sections:
         parts += ["", f"## {section.title}", *(f"\n{note}" for note in section.notes)]
         for caption, table in section.tables.items():
@@ -38,43 +52,38 @@ def as_markdown(summary: Summary, title: str = "alc_dask summary", plots: dict[s
     return "\n".join(parts) + "\n"
 
 
-def as_html(summary: Summary, title: str = "alc_dask summary") -> str:
-    parts = [
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p>{html.escape(_headline(summary))}.</p>",
-        "<h2>Evaluations per risk label</h2>",
-        summary.label_counts.to_html(),
-    ]
-    for section in summary.sections:
-        parts += [f"<h2>{html.escape(section.title)}</h2>", *(f"<p><b>{html.escape(note)}</b></p>" for note in section.notes)]
-        for caption, table in section.tables.items():
-            parts += [f"<h3>{html.escape(caption)}</h3>", _rounded(table).to_html(index=False, na_rep="")]
-        for caption, png in section.figures.items():
-            parts += [f"<h3>{html.escape(caption)}</h3>", f'<img alt="{html.escape(caption)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">']
-    for caption, table in _unfinished(summary).items():
-        parts += [f"<h2>{caption}</h2>", table.to_html(index=False)]
-    style = "body{font-family:sans-serif;max-width:80em;margin:2em auto}table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}"
-    return f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{style}</style></head><body>{''.join(parts)}</body></html>\n"
-
-
-def write_report(summary: Summary, folder: str | Path, title: str = "alc_dask summary") -> dict[str, Path | str]:
-    """summary.txt, summary.md (with the plots as PNG files beside it) and report.html in ``folder``,
-    a local folder or an fsspec URL; each file is written whole or not at all."""
+def write_report(summary: Summary, folder: str | Path, title: str = "alc_dask summary", exposure: pd.DataFrame | None = None) -> dict[str, Path | str]:
+    """In ``folder`` (a local folder or an fsspec URL): summary.txt, summary.md (with the plots as PNG
+    files beside it), report.html (internal: with ``exposure``, the per-record table of
+    ``alc_dask.report.records``), report-external.html (aggregates only) and verdict.json. Each file
+    is written whole or not at all."""
     links = {}
     figures = [(caption, png) for section in summary.sections for caption, png in section.figures.items()]
     for number, (caption, png) in enumerate(figures, start=1):
         write_file(join(folder, f"plot-{number}.png"), png)
         links[caption] = f"plot-{number}.png"
-    paths = {"text": join(folder, "summary.txt"), "markdown": join(folder, "summary.md"), "html": join(folder, "report.html")}
+    paths = {
+        "text": join(folder, "summary.txt"),
+        "markdown": join(folder, "summary.md"),
+        "html": join(folder, "report.html"),
+        "external": join(folder, "report-external.html"),
+    }
     write_file(paths["text"], as_text(summary).encode())
-    write_file(paths["markdown"], as_markdown(summary, title, links).encode())
-    write_file(paths["html"], as_html(summary, title).encode())
+    write_file(paths["markdown"], as_markdown(summary, title, links, exposure).encode())
+    write_file(paths["html"], as_html(summary, title, exposure).encode())
+    write_file(paths["external"], as_html(summary, title, external=True).encode())
+    write_verdict(summary.verdict, folder)
+    paths["verdict"] = join(folder, "verdict.json")
     return paths
 
 
 def _headline(summary: Summary) -> str:
     skipped = f", {len(summary.skipped)} skipped" if len(summary.skipped) else ""
     return f"{summary.total} scenarios, {len(summary.failed)} failed{skipped}"
+
+
+def _counts(summary: Summary) -> pd.DataFrame:
+    return summary.verdict_counts.reset_index()
 
 
 def _unfinished(summary: Summary) -> dict[str, pd.DataFrame]:

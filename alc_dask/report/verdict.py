@@ -141,7 +141,8 @@ def verdict_lines(verdict: Verdict, most: int = 5) -> list[str]:
     ]
     for evaluation in verdict.evaluations[:most]:
         if evaluation.label != "pass":
-            lines.append(f"  {evaluation.label}: {evaluation.family} {evaluation.id}: {evaluation.evidence}")
+            where = f"{evaluation.release} " if evaluation.release else ""  # one id in several releases is several evaluations
+            lines.append(f"  {evaluation.label}: {evaluation.family} {where}{evaluation.id}: {evaluation.evidence}")
     return lines
 
 

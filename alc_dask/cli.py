@@ -113,8 +113,10 @@ def summarize(out: tuple[str, ...], report_dir: str | None) -> None:
     scores = scores_of(out)
     if scores.empty:
         raise ResultsError(f"{', '.join(map(str, out))}: no scores found (expected Parquet parts under scores/<family>/)")
+    from alc_dask.report.exposure import exposure_of_results
+
     summary = summary_of(scores)
-    paths = write_report(summary, report_dir or join(out[0], "report"))
+    paths = write_report(summary, report_dir or join(out[0], "report"), exposure=exposure_of_results(*out))
     click.echo(as_text(summary))
     click.echo(f"Report: {paths['html']} (to publish with the release: {paths['external']}; Markdown: {paths['markdown']}; verdict: {paths['verdict']})")
 

@@ -11,7 +11,12 @@ The defaults, and why:
 - **ALC** (needs no control table): each secret guessed from the quasi-identifiers, against the
   ML baseline (a forest of ``BASELINE_TREES`` trees).
 - **Identification** (needs no control table): a match on the quasi-identifiers in a population of
-  ``POPULATION_FACTOR`` times the original's rows (the release taken as a 10% sample of it).
+  ``POPULATION_FACTOR`` times the original's rows (the release taken as a 10% sample of it). Its
+  forecast (Pitman–Yor) reads the original alone, so it speaks of the release only when the
+  release publishes people's own records: it runs when at least ``MICRODATA_SHARE`` of the
+  release's rows are rows of the original (a copy, a subset or a sample of the microdata). A
+  synthetic or perturbed release is judged by the attacks on it instead; run identification in a
+  job to forecast it anyway.
 - **With a control table only** (they compare members with non-members): singling out
   (univariate, and multivariate on ``SINGLING_OUT_COLUMNS`` columns), linkability (the
   quasi-identifiers against up to three other columns), inference of each secret from up to
@@ -22,6 +27,7 @@ The defaults, and why:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 import pandas as pd
 from pandas.api.types import is_numeric_dtype
@@ -37,6 +43,7 @@ N_ATTACKS = 2000
 battery stays well inside its time budget (benchmarks/bench_check.py).
 """
 SINGLING_OUT_COLUMNS = 3
+MICRODATA_SHARE = 0.5
 POPULATION_FACTOR = 10
 BASELINE_TREES = 30
 NEEDS_CONTROL = ("singling_out", "linkability", "inference", "membership")
@@ -60,7 +67,16 @@ def quasi_identifiers_of(original: pd.DataFrame, secrets: Iterable[str]) -> list
     return others[:QUASI_IDENTIFIERS]
 
 
-def battery_entries(original: pd.DataFrame, has_control: bool, families: Iterable[str] | None = None) -> list[dict]:
+def original_records_share(original: pd.DataFrame, release: pd.DataFrame) -> float:
+    """The share of the release's rows that are rows of the original, on every column the release has."""
+    if release.empty:
+        return 0.0
+    columns = list(release.columns)
+    known = pd.MultiIndex.from_frame(original[columns].drop_duplicates().astype("string"))
+    return float(pd.MultiIndex.from_frame(release[columns].astype("string")).isin(known).mean())
+
+
+def battery_entries(original: pd.DataFrame, release: pd.DataFrame, has_control: bool, families: Iterable[str] | None = None) -> list[dict]:
     """The job entries of every family in ``families`` (default: all) the inputs allow."""
     wanted = set(FAMILIES if families is None else families)
     unknown = sorted(wanted - set(FAMILIES))
@@ -68,6 +84,8 @@ def battery_entries(original: pd.DataFrame, has_control: bool, families: Iterabl
         raise ValueError(f"families: {unknown} are not in the battery; it has {list(FAMILIES)}")
     if not has_control:
         wanted -= set(NEEDS_CONTROL)
+    if original_records_share(original, release) < MICRODATA_SHARE:
+        wanted.discard("identification")
     secrets = secrets_of(original)
     quasi = quasi_identifiers_of(original, secrets)
     population = POPULATION_FACTOR * len(original)
@@ -99,7 +117,7 @@ def _linkability(columns: list[str], quasi: list[str]) -> list[dict]:
 
 def battery_job(original_path: str, release_path: str, control_path: str | None, output: str, entries: list[dict], seed: int = 0) -> dict:
     """The battery as a job spec (before ``validate_job``): the release, its entries, the ML baseline."""
-    release = {"name": "release", "original": original_path, "anonymized": [release_path]}
+    release = {"name": Path(release_path).stem, "original": original_path, "anonymized": [release_path]}
     if control_path is not None:
         release["control"] = control_path
     job = {"name": "check", "release": release, "scenarios": entries, "seed": seed, "output": output}

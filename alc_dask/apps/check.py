@@ -80,6 +80,7 @@ def run_check(inputs: CheckInputs, output: str | os.PathLike, families=None, see
     from alc_dask.engine import connect, run_job
     from alc_dask.jobs import validate_job
     from alc_dask.report import summarize, write_report
+    from alc_dask.report.exposure import exposure_of_results
     from alc_dask.results.files import write_file
 
     output = Path(output)
@@ -88,7 +89,7 @@ def run_check(inputs: CheckInputs, output: str | os.PathLike, families=None, see
         if table is not None and paths.get(role) is None:
             paths[role] = str((output / "data" / f"{role}.parquet").resolve())
             write_file(paths[role], table.to_parquet(index=False))
-    entries = battery_entries(inputs.original, inputs.control is not None, families)
+    entries = battery_entries(inputs.original, inputs.release, inputs.control is not None, families)
     job = battery_job(
         str(Path(paths["original"]).resolve()),
         str(Path(paths["release"]).resolve()),
@@ -102,7 +103,8 @@ def run_check(inputs: CheckInputs, output: str | os.PathLike, families=None, see
     with connect(workers=workers) as client:
         scores = run_job(spec, client=client, progress=progress)
     seconds = time.perf_counter() - started
-    write_report(summarize(scores), output / "report", title="alc_dask check: the default battery on one release")
+    exposure = exposure_of_results(output)
+    write_report(summarize(scores), output / "report", title="alc_dask check: the default battery on one release", exposure=exposure)
     return CheckRun(scores, output, seconds, _seconds_per_family(scores))
 
 

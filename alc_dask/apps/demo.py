@@ -16,6 +16,7 @@ from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.engine import connect, run_job
 from alc_dask.jobs import load_job
 from alc_dask.report import summarize, write_report
+from alc_dask.report.exposure import exposure_of_results
 from alc_dask.results.files import write_file
 
 LEVELS = ("weak", "strong")
@@ -103,14 +104,17 @@ def run_demo(
     for name, table in tables.items():
         write_file(data / f"{name}.parquet", table.to_parquet(index=False))
     write_file(data / "k5.csv", mondrian(tables["original"], GROUPED_QUASI_IDENTIFIERS, "occupation", k=5, l=5).to_csv(index=False).encode())
-    scores = []
+    scores, outputs = [], []
     with connect(workers=workers, dashboard=dashboard) as client:
         for name, job in [*((f"demo-{level}", demo_job(level)) for level in LEVELS), ("demo-k5", k_anonymous_job())]:
             path = jobs / f"{name}.yaml"
             write_file(path, yaml.safe_dump(job, sort_keys=False).encode())
-            scores.append(run_job(load_job(path), client=client, progress=progress))
+            spec = load_job(path)
+            scores.append(run_job(spec, client=client, progress=progress))
+            outputs.append(spec.output)
     return write_report(
         summarize(pd.concat(scores, ignore_index=True)),
         folder / "report",
         title="alc_dask demo: a weakly and a strongly anonymized release, and a 5-anonymous one",
+        exposure=exposure_of_results(*outputs),
     )

@@ -41,12 +41,15 @@ def exposure_of(scores: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame
     return table[list(columns)].astype(columns)
 
 
-def exposure_of_results(out) -> pd.DataFrame:
-    """``exposure_of`` the scores and predictions in the output folder or URL ``out``."""
+def exposure_of_results(*outs) -> pd.DataFrame:
+    """``exposure_of`` the scores and predictions in the output folders or URLs ``outs``."""
     from alc_dask.results import read_predictions, read_scores
 
-    scores = read_scores(out)
-    return exposure_of(scores, read_predictions(out, list(scores.loc[scores["status"] == "ok", "scenario_id"])))
+    scores, predictions = [], []
+    for out in outs:
+        scores.append(read_scores(out))
+        predictions.append(read_predictions(out, list(scores[-1].loc[scores[-1]["status"] == "ok", "scenario_id"])))
+    return exposure_of(pd.concat(scores, ignore_index=True), pd.concat(predictions, ignore_index=True))
 
 
 def _shows_exposure(row: dict) -> bool:

@@ -16,6 +16,7 @@ import pandas as pd
 from alc_dask.anonymize import swap_frame
 from alc_dask.apps.check import read_inputs, run_check
 from alc_dask.apps.synthetic import make_population
+from alc_dask.report.verdict import verdict_of
 
 
 def wide_population(rows: int, seed: int) -> pd.DataFrame:
@@ -54,16 +55,8 @@ def main() -> None:
         for family, seconds in sorted(run.seconds_per_family.items(), key=lambda pair: -pair[1]):
             rows = run.scores[run.scores["family"] == family]
             print(f"  {family:<15} {len(rows):>3} evaluations ({int((rows['status'] == 'ok').sum())} ok) {seconds:7.1f} s of worker time")
-        verdict = _verdict(run.scores, Path(folder) / "out")
-        print(f"verdict: {verdict}; {time.perf_counter() - started:.1f} s end to end")
-
-
-def _verdict(scores: pd.DataFrame, output: Path) -> str:
-    from alc_dask.report.verdict import verdict_of, write_verdict
-
-    verdict = verdict_of(scores)
-    write_verdict(verdict, output)
-    return verdict.verdict
+        verdict = verdict_of(run.scores)
+        print(f"verdict: {verdict.verdict}; {time.perf_counter() - started:.1f} s end to end")
 
 
 if __name__ == "__main__":

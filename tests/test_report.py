@@ -84,3 +84,29 @@ def test_a_summary_of_only_failures():
     summary = summarize(scores)
     assert summary.scores.empty and len(summary.failed) == 3
     assert "<img" not in as_html(summary) and "3 scenarios, 3 failed" in as_text(summary)
+
+
+def test_a_wp29_section_labels_on_anonymeters_scale_not_the_alcs():
+    """The issue's example: a singling-out risk of 0.436 [0.382, 0.490] was labelled "safe" by the
+    ALC's cut points (0.5); on its own scale (0.09) it is flagged."""
+    from alc_dask.families import get_family
+
+    row = {
+        "release": "weak",
+        "scenario_id": "multivariate-1",
+        "params": '{"mode": "multivariate", "n_cols": 3}',
+        "privacy_risk": 0.436,
+        "privacy_risk_low": 0.382,
+        "privacy_risk_high": 0.490,
+        "risk": "safe",
+        "attack_rate": 0.46,
+        "baseline_rate": 0.03,
+        "control_rate": 0.04,
+        "n_attacks": 500,
+        "n_success": 230,
+        "warning": None,
+    }
+    straddling = dict(row, scenario_id="multivariate-2", privacy_risk=0.1, privacy_risk_low=0.05, privacy_risk_high=0.15)
+    (table,) = get_family("singling_out").report_section(pd.DataFrame([row, straddling])).tables.values()
+    assert "risk" not in table.columns
+    assert table.set_index("scenario_id")["label"].to_dict() == {"multivariate-1": "flagged", "multivariate-2": "inconclusive"}

@@ -63,3 +63,14 @@ def png_bytes(fig, dpi: float | str = 110) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
+
+
+def verdict_labels(family, scores: pd.DataFrame) -> list[str | None]:
+    """Each evaluation's label on ``family``'s own scale at its own threshold (flagged, inconclusive,
+    pass; ``alc_dask.measure.verdict``): what a section shows beside a headline that is not an ALC,
+    where the ALC's graded labels (safe, at risk, serious) would read another quantity's cut points."""
+    from alc_dask.measure.verdict import interval_label
+
+    if family.threshold is None:
+        return [None] * len(scores)
+    return [interval_label(*family.headline_interval(row)[1:3], family.threshold.value).value for row in scores.to_dict("records")]

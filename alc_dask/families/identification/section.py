@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from alc_dask.families.identification.plots import correctness_forecasts
-from alc_dask.families.presentation import Section
+from alc_dask.families.presentation import Section, verdict_labels
 from alc_dask.measure.pitman_yor import PitmanYor
 
 CORRECTNESS = [
@@ -28,7 +28,7 @@ CORRECTNESS = [
     "kappa_population",
     "kappa_population_low",
     "kappa_population_high",
-    "risk",
+    "label",
     "warning",
 ]
 EXPOSURE = [
@@ -51,9 +51,10 @@ SHARES = [c for c in CORRECTNESS + EXPOSURE if c.startswith(("kappa_", "uniquene
 
 def section(family: str, scores: pd.DataFrame) -> Section:
     ranked = scores.sort_values(["kappa_population", "scenario_id"], ascending=[False, True]).reset_index(drop=True)
-    table = ranked.reindex(columns=list(dict.fromkeys(CORRECTNESS + EXPOSURE))).assign(
-        quasi_identifiers=[", ".join(json.loads(q)) for q in ranked["quasi_identifiers"]]
-    )
+    from alc_dask.families import get_family
+
+    table = ranked.assign(label=verdict_labels(get_family(family), ranked)).reindex(columns=list(dict.fromkeys(CORRECTNESS + EXPOSURE)))
+    table = table.assign(quasi_identifiers=[", ".join(json.loads(q)) for q in ranked["quasi_identifiers"]])
     table[["n_rows", "population", "k"]] = table[["n_rows", "population", "k"]].astype("Int64")
     table[SHARES] = table[SHARES].map(_significant)
     labels = _labels(ranked, table["quasi_identifiers"])

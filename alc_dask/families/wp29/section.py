@@ -1,11 +1,12 @@
 """The section of Anonymeter's evaluators (singling out, linkability, inference): each evaluation's
-risk with its interval beside the attack, baseline and control rates it comes from."""
+risk with its interval and its label on Anonymeter's scale (``label``: flagged, inconclusive, pass at
+the family's threshold) beside the attack, baseline and control rates it comes from."""
 
 import json
 
 import pandas as pd
 
-from alc_dask.families.presentation import Section
+from alc_dask.families.presentation import Section, verdict_labels
 from alc_dask.families.wp29.plots import risk_intervals
 
 TITLES = {"singling_out": "Singling out", "linkability": "Linkability", "inference": "Inference (Anonymeter)"}
@@ -16,7 +17,7 @@ COLUMNS = [
     "privacy_risk",
     "privacy_risk_low",
     "privacy_risk_high",
-    "risk",
+    "label",
     "attack_rate",
     "baseline_rate",
     "control_rate",
@@ -27,7 +28,9 @@ COLUMNS = [
 
 
 def section(family: str, scores: pd.DataFrame) -> Section:
-    table = scores.assign(setting=[_setting(family, params) for params in scores["params"]])
+    from alc_dask.families import get_family
+
+    table = scores.assign(setting=[_setting(family, params) for params in scores["params"]], label=verdict_labels(get_family(family), scores))
     table = table.sort_values(["privacy_risk", "scenario_id"], ascending=[False, True]).reindex(columns=COLUMNS).reset_index(drop=True)
     table[["n_attacks", "n_success"]] = table[["n_attacks", "n_success"]].astype("Int64")
     notes = ()

@@ -238,3 +238,14 @@ def test_the_verdict_lines_tell_one_evaluation_in_two_releases_apart(copy_scores
     lines = as_text(summarize(twice)).splitlines()
     singled = [line for line in lines if line.startswith("  flagged: singling_out ")]
     assert len(singled) == 2 and len(set(singled)) == 2 and {line.split()[2] for line in singled} == {"copy", "again"}
+
+
+def test_the_exposure_of_several_releases_names_each_records_release():
+    from alc_dask.report.records import explanation, most_exposed
+
+    frame = pd.DataFrame(
+        {"release": ["weak", "strong", "weak"], "record": [3, 3, 5], "families": ["a, b", "a", "a, b"], "n_families": [2, 1, 2], "evidence": ["x; y", "x", "x; y"]}
+    )
+    shown = most_exposed(frame)
+    assert shown.columns[0] == "release" and shown[["release", "record"]].values.tolist() == [["weak", 3], ["weak", 5], ["strong", 3]]
+    assert "counted in each of 2 releases" in explanation(frame, shown)

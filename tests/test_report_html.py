@@ -244,7 +244,13 @@ def test_the_exposure_of_several_releases_names_each_records_release():
     from alc_dask.report.records import explanation, most_exposed
 
     frame = pd.DataFrame(
-        {"release": ["weak", "strong", "weak"], "record": [3, 3, 5], "families": ["a, b", "a", "a, b"], "n_families": [2, 1, 2], "evidence": ["x; y", "x", "x; y"]}
+        {
+            "release": ["weak", "strong", "weak"],
+            "record": [3, 3, 5],
+            "families": ["a, b", "a", "a, b"],
+            "n_families": [2, 1, 2],
+            "evidence": ["x; y", "x", "x; y"],
+        }
     )
     shown = most_exposed(frame)
     assert shown.columns[0] == "release" and shown[["release", "record"]].values.tolist() == [["weak", 3], ["weak", 5], ["strong", 3]]

@@ -10,7 +10,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 BENCH_ARGS ?=
 
-.PHONY: demo test bench columns clean
+.PHONY: demo test bench columns schema clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,9 @@ bench: $(BIN)/.installed
 
 columns: $(BIN)/.installed
 	$(BIN)/python -m alc_dask.results.columns README.md
+
+schema: $(BIN)/.installed
+	$(BIN)/python -c 'import json; from alc_dask.report.verdict import schema; print(json.dumps(schema(), indent=1))' > alc_dask/report/verdict.schema.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

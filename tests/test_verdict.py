@@ -3,11 +3,14 @@ inference and membership; a fresh sample of the same population is flagged by no
 verdict.json: written beside the results, valid against its schema."""
 
 import json
+from pathlib import Path
 
+import jsonschema
 import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 
+import alc_dask.report
 from alc_dask import run_job
 from alc_dask.apps.synthetic import make_population
 from alc_dask.families import get_family
@@ -57,6 +60,7 @@ def test_a_copy_of_the_original_is_flagged_by_each_family_and_a_fresh_sample_by_
 
     written = json.loads((tmp_path / "copy" / "out" / "verdict.json").read_text())
     read_back = Verdict.model_validate(written)  # the run wrote it beside its results, valid against its model
+    jsonschema.validate(written, schema())  # and against the published JSON Schema
     assert read_back.verdict == "flagged" and [(e.id, e.label, e.headline) for e in read_back.evaluations] == [
         (e.id, e.label, e.headline) for e in leaked.evaluations
     ]
@@ -116,6 +120,8 @@ def test_failed_evaluations_make_a_passing_verdict_inconclusive():
     assert verdict.verdict == "inconclusive" and verdict.failed == 1
 
 
-def test_the_schema_names_the_contract():
+def test_the_schema_names_the_contract_and_the_published_file_is_the_generated_one():
     properties = schema()["properties"]
     assert {"schema_version", "verdict", "evaluations", "thresholds"} <= set(properties)
+    published = Path(alc_dask.report.__file__).parent / "verdict.schema.json"
+    assert json.loads(published.read_text()) == schema(), "regenerate it: make schema"

@@ -3,19 +3,19 @@
 Each family states its headline's interval, its threshold with the threshold's source, and one
 sentence of evidence (``EvaluationFamily.headline_interval``, ``threshold``, ``evidence``); the label
 comes from the interval (``alc_dask.measure.verdict``). ``verdict.json`` is this module's ``Verdict``
-as JSON: a versioned schema (``python -m alc_dask.report.verdict`` prints its JSON Schema).
+as JSON: a versioned schema, published as ``verdict.schema.json`` beside this module (``make schema``
+writes it from ``schema()``; a test keeps the two equal).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import sys
 from collections.abc import Mapping
 from typing import Literal
 
 import pandas as pd
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from alc_dask.families import get_family
 from alc_dask.measure.verdict import SEVERITY, Label, interval_label, trials_to_settle, worst
@@ -26,20 +26,39 @@ Scalar = float | int | str | bool | None
 
 
 class Headline(BaseModel):
+    """The measure an evaluation is judged by, on its family's own scale."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     name: str
+    """The headline measure's column (``alc``, ``privacy_risk``, ``kappa_population``, ...)."""
     value: float | None
+    """Its point value (null: not measured)."""
     low: float | None
+    """The lower end of its interval."""
     high: float | None
+    """The upper end of its interval."""
     threshold: float | None
+    """The threshold applied (null: the family states none; the evaluation is then inconclusive)."""
     threshold_source: str
+    """Where the threshold comes from: a publication, or the job's audit.thresholds."""
 
 
 class EvaluationVerdict(BaseModel):
+    """One evaluation, labelled from its headline's interval against its family's threshold."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     family: str
+    """The evaluation family (``singling_out``, ``alc``, ...)."""
     id: str
+    """The evaluation's stable id (the scenario id), the same in every run of the same job."""
     release: str
+    """The release evaluated."""
     params: dict
+    """The evaluation's parameters, every default included."""
     label: LabelName
+    """flagged: the interval lies wholly at or past the threshold; pass: wholly below; inconclusive: it straddles."""
     headline: Headline
     evidence: str
     """One sentence of what the evaluation found, for a custodian."""
@@ -50,8 +69,14 @@ class EvaluationVerdict(BaseModel):
 
 
 class Verdict(BaseModel):
+    """A release's verdict: its worst evaluation's label, with every evaluation behind it (``verdict.json``)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     schema_version: int = SCHEMA_VERSION
+    """Raised when a field changes meaning or goes away; new fields keep it."""
     verdict: LabelName
+    """The worst label of the evaluations (a failed evaluation makes a pass inconclusive)."""
     evaluations: list[EvaluationVerdict]
     """Worst first: flagged, inconclusive, pass; within a label, furthest past (or nearest to) its threshold first."""
     thresholds: dict[str, float | None]
@@ -173,7 +198,3 @@ def schema() -> dict:
     """The JSON Schema of ``verdict.json``."""
     return Verdict.model_json_schema()
 
-
-if __name__ == "__main__":
-    json.dump(schema(), sys.stdout, indent=1)
-    sys.stdout.write("\n")

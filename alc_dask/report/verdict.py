@@ -197,4 +197,3 @@ def read_verdict(folder) -> Verdict | None:
 def schema() -> dict:
     """The JSON Schema of ``verdict.json``."""
     return Verdict.model_json_schema()
-

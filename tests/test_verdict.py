@@ -84,6 +84,7 @@ def test_a_control_a_quarter_of_the_originals_size_never_flags_a_fresh_sample_an
     assert fresh.label != "flagged" and fresh.headline.low == 0.0
     assert copy.label == "flagged" and copy.headline.low > 0.5
     assert fresh.measures["control_success_low"] < fresh.measures["n_control_success"] <= fresh.measures["control_success_high"]
+    assert "a control table of another size than the original allows" in fresh.evidence
 
 
 def test_the_jobs_threshold_replaces_the_familys_and_is_recorded(tmp_path, client):

@@ -91,7 +91,12 @@ class SinglingOut(Wp29Family):
 
     @classmethod
     def evidence(cls, row) -> str:
-        return f"{float(row['attack_rate']):.1%} of the predicates made from the release single out one person of the original; on people not in it, {float(row['control_rate']):.1%}"
+        sentence = f"{float(row['attack_rate']):.1%} of the predicates made from the release single out one person of the original; on people not in it, {float(row['control_rate']):.1%}"
+        fewest, most = (_number(row.get(name)) for name in ("control_success_low", "control_success_high"))
+        if math.isfinite(fewest) and math.isfinite(most) and row.get("n_attacks"):
+            n = float(row["n_attacks"])
+            sentence += f" (a control table of another size than the original allows {fewest / n:.1%} to {most / n:.1%})"
+        return sentence
 
     @classmethod
     def exposure(cls, row) -> str:

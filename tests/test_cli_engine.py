@@ -396,6 +396,7 @@ def test_demo_reports_the_weak_release_leaking_more_than_the_strong(tmp_path):
     k5 = read_scores(tmp_path / "demo" / "results" / "k5")
     assert (k5["status"] == "ok").all() and set(k5["family"]) == {"relative_threat", "alc"}
     assert "Relative threat of group-anonymized releases" in (tmp_path / "demo" / "report" / "report.html").read_text()
+    assert "== Relative threat" in result.stdout and "VERDICT: " in result.stdout  # the summary printed is the report's, with its verdict
 
 
 @pytest.mark.parametrize(

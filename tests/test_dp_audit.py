@@ -16,6 +16,7 @@ from alc_dask import run_job
 from alc_dask.apps.synthetic import make_population
 from alc_dask.engine.runner import manifest
 from alc_dask.families.membership.dp import at_least
+from alc_dask.families.membership.section import DP_AUDIT
 from alc_dask.jobs import JobSpecError, load_job, validate_job
 from alc_dask.report import as_html, summarize
 from alc_dask.report.verdict import verdict_of
@@ -79,9 +80,22 @@ def test_a_copy_breaks_a_small_declared_epsilon_and_is_flagged_and_a_fresh_sampl
     assert unrelated["epsilon_lower_bound"] < 0.5
     assert verdict_of(fresh).evaluations[0].label != "flagged"
 
-    report = as_html(summarize(copy))
+    summary = summarize(copy)
+    table = summary.section("Membership").tables[DP_AUDIT]
+    assert table.to_dict("records") == [
+        {
+            "evaluation": "closest_distance",
+            "generator": "toy-dp 0.1, ε = 0.5, δ = 1e-05",
+            "ε declared": 0.5,
+            "δ declared": 1e-5,
+            "ε lower bound": leaked["epsilon_lower_bound"],
+            "promise": "broken",
+        }
+    ]
+    report = as_html(summary)
     assert "Made by (as declared): <b>toy-dp 0.1, ε = 0.5, δ = 1e-05</b>" in report
-    assert "the attack proves ε ≥" in report and "broken" in report
+    assert f"closest_distance: {evaluation.evidence}; flagged." in report
+    assert "Made by" not in as_html(summarize(run_job(validate_job(job(tmp_path / "plain", members, others, members, None)), client=client, progress=False)))
     recorded = json.loads((tmp_path / "copy" / "out" / "job.json").read_text())
     assert recorded["settings"]["release"]["generator"] == GENERATOR
 

@@ -129,7 +129,9 @@ def _dp_audit(ranked: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
         }
         for label, row in zip(labels, ranked.to_dict("records"))
     ]
-    return pd.DataFrame(rows, columns=["evaluation", "generator", "ε declared", "δ declared", "ε lower bound", "promise"])
+    numbers = ["ε declared", "δ declared", "ε lower bound"]
+    frame = pd.DataFrame(rows, columns=["evaluation", "generator", *numbers, "promise"])
+    return frame.astype(dict.fromkeys(numbers, float))
 
 
 def _roc(row) -> Roc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,9 @@ class Release:
     control: EncodedTable | None = None
     grouped: GroupedTable | None = None
     """A group-anonymized table (k-anonymous or Anatomy), read by the attacks that understand one."""
+    generator: Mapping[str, Any] | None = None
+    """How the release was made, as declared (a job's ``release.generator``: ``name``, ``version``,
+    ``epsilon``, ``delta``); the membership family reads a declared ε against its attacks. None: not declared."""
 
     @classmethod
     def load(

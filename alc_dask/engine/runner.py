@@ -7,6 +7,7 @@ import json
 import logging
 import os
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -256,12 +257,14 @@ def prepare_release(spec: JobSpec, cluster: OnDemandClient | None = None) -> Rel
     ``release.broadcast_limit``, read part by part on ``cluster``'s workers and kept there."""
     r = spec.release
     if cluster is None or not keeps_on_workers(spec):
-        return Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None, kinds=r.kinds, grouped=r.grouped)
-    if r.kinds != "alc_dask":
+        release = Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None, kinds=r.kinds, grouped=r.grouped)
+    elif r.kinds != "alc_dask":
         raise ReleaseError(
             f"release.kinds: {r.kinds!r} needs whole tables; this release is beyond release.broadcast_limit ({r.broadcast_limit} bytes): raise it"
         )
-    return load_on_cluster(cluster.get(), r.original, r.anonymized, control=r.control, columns=r.columns or None, rows_per_part=r.rows_per_part)
+    else:
+        release = load_on_cluster(cluster.get(), r.original, r.anonymized, control=r.control, columns=r.columns or None, rows_per_part=r.rows_per_part)
+    return release if r.generator is None else replace(release, generator=r.generator.model_dump())
 
 
 def keeps_on_workers(spec: JobSpec) -> bool:
@@ -283,7 +286,7 @@ def manifest(spec: JobSpec) -> dict:
     the data of each release file and the alc_dask version."""
     from alc_dask import __version__  # read when called: the package imports this module as it initializes
 
-    unset = {"grouped"} if spec.release.grouped is None else set()  # releases of earlier versions had none: they still resume
+    unset = {name for name in ("grouped", "generator") if getattr(spec.release, name) is None}  # releases of earlier versions had none: they still resume
     settings = spec.model_dump(
         mode="json",
         include={"name", "release", "seed"},

@@ -201,6 +201,12 @@ class EvaluationFamily:
         return HeadlineInterval(value, float("nan"), float("nan"), None)
 
     @classmethod
+    def breaches(cls, row: Mapping[str, Any]) -> str | None:
+        """A promise made about the release (a declared ε, say) that one stored row shows broken, as
+        the sentence of evidence: the evaluation is then flagged whatever its headline. By default none."""
+        return None
+
+    @classmethod
     def evidence(cls, row: Mapping[str, Any]) -> str:
         """One sentence a custodian understands of what one evaluation found."""
         return f"{cls.headline} {_number(row.get(cls.headline)):.3g}"

@@ -87,6 +87,23 @@ class GroupedSpec(Strict):
         return files + [(f"{HIERARCHIES}.{c}", p) for c, p in self.hierarchies.items()]
 
 
+class GeneratorSpec(Strict):
+    """How the release was made, as its maker declares it: the generator's ``name`` and ``version``,
+    and for a differentially private one its promise, ``epsilon`` (and ``delta``, 0 when left out).
+    The membership family reads a declared ε against what its attacks prove (``alc_dask.measure.dp_audit``)."""
+
+    name: Annotated[str, Field(min_length=1)]
+    version: str | None = None
+    epsilon: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+    delta: Annotated[float, Field(ge=0, lt=1)] | None = None
+
+    @model_validator(mode="after")
+    def _delta_with_epsilon(self):
+        if self.delta is not None and self.epsilon is None:
+            raise ValueError(f"delta ({self.delta:g}) is declared without epsilon: a DP generator declares ε, and δ beside it")
+        return self
+
+
 class ReleaseSpec(Strict):
     """The tables of one release; ``columns`` overrides inferred kinds (categorical|continuous),
     inferred by this project's rule or, with ``kinds: reference``, by the reference package's.
@@ -96,7 +113,7 @@ class ReleaseSpec(Strict):
     stays on the cluster's workers in parts of ``rows_per_part`` rows; a smaller one is copied to
     every worker, the fastest way for it. ``broadcast_limit: 0`` keeps every release on the workers.
     A release may be (or also hold) a group-anonymized table, ``grouped``; such a release is always
-    read whole.
+    read whole. ``generator`` declares how the release was made (see ``GeneratorSpec``).
     """
 
     name: SafeName | None = None
@@ -108,6 +125,7 @@ class ReleaseSpec(Strict):
     kinds: Literal["alc_dask", "reference"] = "alc_dask"
     broadcast_limit: ByteSize = ByteSize(DEFAULT_BROADCAST_LIMIT)
     rows_per_part: Annotated[int, Field(ge=1)] = ROWS_PER_PART
+    generator: GeneratorSpec | None = None
 
     @field_validator("anonymized", mode="before")
     @classmethod

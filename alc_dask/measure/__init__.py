@@ -1,6 +1,6 @@
 """The measure layer: PRC, ALC, Wilson intervals, best PRC over cuts, halting, risk labels,
-precision improvement at matched coverage, Anonymeter's privacy risks, and membership inference at
-realistic base rates.
+precision improvement at matched coverage, Anonymeter's privacy risks, membership inference at
+realistic base rates, and the lower bound on ε a membership attack proves (DP auditing).
 
 Pure numpy, no I/O. Each module cites the paper its formulas come from; where the ALC paper
 (Francis & Wagner 2025) leaves a detail open, the reference implementation (anonymity-loss-coefficient
@@ -10,6 +10,7 @@ Pure numpy, no I/O. Each module cites the paper its formulas come from; where th
 from alc_dask.measure._checks import SettingError
 from alc_dask.measure.best import MeasureSettings, PrcResult, best_prc, prc_at_full_recall
 from alc_dask.measure.coefficient import alc, prc
+from alc_dask.measure.dp_audit import EpsilonBound, epsilon_lower_bound
 from alc_dask.measure.halting import Checkpoint, HaltCode, HaltingMonitor, HaltingRules
 from alc_dask.measure.improvement import MatchedCoverage, matched_coverage, precision_improvement
 from alc_dask.measure.interval import wilson_interval
@@ -31,6 +32,8 @@ __all__ = [
     "Skew",
     "TprAtFpr",
     "precision_at_skew",
+    "EpsilonBound",
+    "epsilon_lower_bound",
     "LABELS",
     "AttackCounts",
     "PrivacyRisk",

@@ -1,6 +1,6 @@
 """The HTML reports: one self-contained file each (CSS and figures inline, nothing fetched).
 
-In order: the title and releases; the verdict, big and coloured, with its counts; the scorecard (a
+In order: the title and releases (with the generator each was made by, as declared); the verdict, big and coloured, with its counts; the scorecard (a
 row per family); evaluations per verdict label; the evidence, worst first; the regulator's view;
 per-record exposure (internal report only); each family's section; failed and skipped evaluations.
 The external report (``external=True``) holds aggregates only, for publishing with the release:
@@ -65,9 +65,11 @@ def _header(summary: Summary, title: str, external: bool) -> str:
         if external
         else "Internal report: for the data custodian. Publish report-external.html (aggregates only) with the release, not this file."
     )
+    declared = "; ".join(f"{release}: {text}" if len(summary.releases) > 1 else text for release, text in summary.generators.items())
+    generators = f"<p class='meta'>Made by (as declared): <b>{html.escape(declared)}</b></p>" if declared else ""
     return (
         f"<header><h1>{html.escape(title)}</h1><p class='meta'>Release{'s' if len(summary.releases) > 1 else ''}: <b>{html.escape(releases)}</b> · "
-        f"{summary.total} evaluations, {len(summary.failed)} failed{skipped}</p><p class='audience'>{audience}</p></header>"
+        f"{summary.total} evaluations, {len(summary.failed)} failed{skipped}</p>{generators}<p class='audience'>{audience}</p></header>"
     )
 
 

@@ -1,10 +1,12 @@
 """What a results dataset says: the verdict, evaluations per family and verdict label, and a section per family."""
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
 
+from alc_dask.families.membership.dp import generator_text
 from alc_dask.measure.verdict import SEVERITY
 from alc_dask.report.sections import Section, section_for, with_family
 from alc_dask.report.verdict import Verdict, verdict_of
@@ -35,6 +37,15 @@ class Summary:
         """Every release named in the results, in order of appearance."""
         names = pd.concat([frame["release"] for frame in (self.scores, self.failed, self.skipped) if "release" in frame])
         return [str(name) for name in names.dropna().drop_duplicates()]
+
+    @property
+    def generators(self) -> dict[str, str]:
+        """Release -> how it was made, as its job declares it (``release.generator``, recorded in the
+        ``generator`` column of the membership family's rows, which read a declared ε against the attacks)."""
+        if "generator" not in self.scores:
+            return {}
+        declared = self.scores.dropna(subset=["generator"]).drop_duplicates("release")
+        return {str(release): generator_text(json.loads(text)) for release, text in zip(declared["release"], declared["generator"])}
 
     def section(self, title_start: str) -> Section:
         return next(s for s in self.sections if s.title.startswith(title_start))

@@ -2,8 +2,10 @@
 
 Each family states its headline's interval, its threshold with the threshold's source, and one
 sentence of evidence (``EvaluationFamily.headline_interval``, ``threshold``, ``evidence``); the label
-comes from the interval (``alc_dask.measure.verdict``). ``verdict.json`` is this module's ``Verdict``
-as JSON: a versioned schema, published as ``verdict.schema.json`` beside this module (``make schema``
+comes from the interval (``alc_dask.measure.verdict``), unless the evaluation shows a promise made
+about the release broken (``EvaluationFamily.breaches``: a generator's declared ε below what the
+membership attack proves), which flags it whatever its headline, with the breach as its evidence.
+``verdict.json`` is this module's ``Verdict`` as JSON: a versioned schema, published as ``verdict.schema.json`` beside this module (``make schema``
 writes it from ``schema()``; a test keeps the two equal).
 """
 
@@ -58,7 +60,7 @@ class EvaluationVerdict(BaseModel):
     params: dict
     """The evaluation's parameters, every default included."""
     label: LabelName
-    """flagged: the interval lies wholly at or past the threshold; pass: wholly below; inconclusive: it straddles."""
+    """flagged: the interval lies wholly at or past the threshold, or a promise made about the release is shown broken; pass: wholly below; inconclusive: it straddles."""
     headline: Headline
     evidence: str
     """One sentence of what the evaluation found, for a custodian."""
@@ -113,6 +115,8 @@ def judged(family, row: pd.Series, threshold: float | None) -> EvaluationVerdict
         label = interval_label(head.low, head.high, threshold)
         source = family.threshold.source if family.threshold and threshold == family.threshold.value else "the job's audit.thresholds"
         evidence = family.evidence(values)
+    if (breach := family.breaches(values)) is not None:
+        label, evidence = Label.FLAGGED, breach
     settle = None
     if label is Label.INCONCLUSIVE and threshold is not None and head.trials is not None:
         settle = trials_to_settle(head.value, head.low, head.high, head.trials, threshold)

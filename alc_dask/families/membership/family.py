@@ -24,6 +24,7 @@ from alc_dask.attacks.registry import build_attack
 from alc_dask.data import Release, ScenarioError
 from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column, exposed_records
 from alc_dask.families.membership.attacks import MembershipRecords, MembershipTask
+from alc_dask.families.membership.dp import dp_audit_measures, epsilon_breach
 from alc_dask.families.wp29.common import ChosenColumns, check_columns
 from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, SettingError, Skew, alc, prc, risk_label
 from alc_dask.measure.verdict import ALC_AT_RISK
@@ -72,6 +73,14 @@ MEMBERSHIP_FIELDS = (
     column("roc_false_positives", pa.list_(pa.int64()), "the ROC as counts: non-members scored at or above each distinct threshold, highest first"),
     column("roc_true_positives", pa.list_(pa.int64()), "the ROC as counts: members scored at or above each distinct threshold, highest first"),
     column("confidence_level", pa.float64(), "confidence level of the intervals"),
+    column("generator", pa.string(), "how the release was made, as its job declares it (release.generator), as JSON; null when not declared"),
+    column("epsilon_declared", pa.float64(), "the ε the release's generator declares (release.generator.epsilon); null when none"),
+    column("delta_declared", pa.float64(), "the δ the release's generator declares beside its ε (release.generator.delta); null when none"),
+    column(
+        "epsilon_lower_bound",
+        pa.float64(),
+        "the ε the attack's ROC proves at least, at the declared δ (else 0) and the confidence level, for every threshold at once (DP auditing)",
+    ),
 )
 
 
@@ -96,6 +105,7 @@ class MembershipParams(FamilyParams):
     """How many people the attacker's targets come from, the release's included: the skew is the
     original table's rows to the rest."""
     confidence_level: Annotated[float, Field(gt=0, lt=1)] = 0.95
+    """Of the precisions' and TPRs' intervals, and of the lower bound on ε (for every threshold at once)."""
 
     @field_validator("skews")
     @classmethod
@@ -149,6 +159,12 @@ class Membership(EvaluationFamily):
             f"at {row['skew']} (members:non-members), calling the top-scored people members is right {float(row['best_precision']):.1%} of the time "
             f"at recall {float(row['best_recall']):.1%}; guessing everyone a member, {float(row['baseline_precision']):.1%}"
         )
+
+    @classmethod
+    def breaches(cls, row) -> str | None:
+        """Flagged whatever the ALC when the attack proves a larger ε than the release's generator declares:
+        the generator does not keep its promise, or the release was not made as declared."""
+        return epsilon_breach(row)
 
     @classmethod
     def exposed(cls, predictions, row):
@@ -216,7 +232,8 @@ class Membership(EvaluationFamily):
                 "confidence": scores,
             }
         )
-        return Evaluation(_measures(self.params, roc, self._skew(release), task.columns), predictions)
+        measures = _measures(self.params, roc, self._skew(release), task.columns) | dp_audit_measures(roc, release.generator, self.params.confidence_level)
+        return Evaluation(measures, predictions)
 
     def task(self, release: Release) -> MembershipTask:
         """The people scored (a seeded sample of each side, the same for every attack) and what they are scored against."""

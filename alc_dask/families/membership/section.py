@@ -1,10 +1,14 @@
 """The membership family's section: each evaluation at the attacker's skew, precision at every skew
-of the grid in plain words, TPR at low FPR, the ROCs on log-log axes and precision-recall curves per
-skew. Curves are recomputed from the ROC counts each row keeps."""
+of the grid in plain words, TPR at low FPR, the ε each attack proves beside the generator's declared
+one, the ROCs on log-log axes and precision-recall curves per skew. Curves are recomputed from the
+ROC counts each row keeps."""
+
+import json
 
 import numpy as np
 import pandas as pd
 
+from alc_dask.families.membership.dp import epsilon_breach, generator_text, promise
 from alc_dask.families.membership.plots import precision_recall_by_skew, roc_log_log
 from alc_dask.families.presentation import Section
 from alc_dask.measure import Roc, Skew
@@ -39,6 +43,7 @@ def section(family: str, scores: pd.DataFrame) -> Section:
         "Evaluations at the attacker's skew, by membership ALC": evaluations,
         "Precision at each skew": _per_skew(ranked, labels),
         "True positive rate at low false positive rates": _tpr_at_fpr(ranked, labels),
+        DP_AUDIT: _dp_audit(ranked, labels),
     }
     rocs = {label: _roc(row) for label, row in zip(labels, ranked.itertuples())}
     figures = {"Membership: ROC on log-log axes": roc_log_log({label: (roc.fpr, roc.tpr) for label, roc in rocs.items()})}
@@ -51,7 +56,17 @@ def section(family: str, scores: pd.DataFrame) -> Section:
     notes = tuple(_in_words(label, at) for label, row in zip(labels, ranked.itertuples()) for at in row.precision_at_skews if at["skew"] == row.skew)
     if len(ranked) > CURVES:
         notes += (f"Precision-recall curves are drawn for the {CURVES} most exposed of {len(ranked)} evaluations.",)
+    notes += (DP_NOTE,) + tuple(f"{label}: {breach}; flagged." for label, row in zip(labels, ranked.to_dict("records")) if (breach := epsilon_breach(row)))
     return Section("Membership inference", tables, figures, notes)
+
+
+DP_AUDIT = "Differential privacy: the ε each attack proves, beside the generator's"
+DP_NOTE = (
+    "The ε lower bound is the largest ε any threshold of the attack's score proves, ln((TPR − δ) / FPR) or ln((1 − FPR − δ) / (1 − TPR)) "
+    "with Clopper–Pearson bounds of TPR and FPR that hold for every threshold at once (Jagielski et al. 2020; Kairouz et al. 2015, Theorem 2.1), "
+    "at the declared δ (else 0). Above the ε a release's generator declares, the generator does not keep its promise, or the release was not "
+    "made as declared: the evaluation is flagged whatever its ALC."
+)
 
 
 def in_words(at: dict) -> str:
@@ -100,6 +115,23 @@ def _tpr_at_fpr(ranked: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
         for p in row.tpr_at_fpr
     ]
     return pd.DataFrame(rows, columns=["evaluation", "FPR target", "FPR reached", "TPR", "low", "high"])
+
+
+def _dp_audit(ranked: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    rows = [
+        {
+            "evaluation": label,
+            "generator": generator_text(json.loads(row["generator"])) if isinstance(row.get("generator"), str) else "not declared",
+            "ε declared": row.get("epsilon_declared"),
+            "δ declared": row.get("delta_declared"),
+            "ε lower bound": row.get("epsilon_lower_bound"),
+            "promise": promise(row),
+        }
+        for label, row in zip(labels, ranked.to_dict("records"))
+    ]
+    numbers = ["ε declared", "δ declared", "ε lower bound"]
+    frame = pd.DataFrame(rows, columns=["evaluation", "generator", *numbers, "promise"])
+    return frame.astype(dict.fromkeys(numbers, float))
 
 
 def _roc(row) -> Roc:

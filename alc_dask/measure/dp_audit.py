@@ -1,5 +1,5 @@
 """An empirical lower bound on a release's differential privacy ε from a membership attack's ROC,
-the way DP auditing reads an attack (Jagielski, Ullman & Oprea 2020, Algorithm 2; Nasr et al. 2021).
+the way DP auditing reads an attack (Jagielski, Ullman & Oprea 2020, "Auditing differentially private machine learning", NeurIPS; Nasr et al. 2021).
 
 An (ε, δ)-DP mechanism bounds every test of "is this person in the data?": at any threshold of an
 attack's score, ``TPR ≤ e^ε·FPR + δ`` (members called members against non-members called members),

@@ -1,6 +1,6 @@
 """A model trained on the release (``ml_on_release``): the attacker fits a model on the anonymized
 rows, known columns to secret, and guesses each target's secret with it (Stadler, Oprisanu &
-Troncoso 2022, "Synthetic Data – Anonymisation Groundhog Day", USENIX Security, §4: attribute
+Troncoso 2022, "Synthetic Data – Anonymisation Groundhog Day", USENIX Security: attribute
 inference by a model trained on the synthetic data).
 
 The model comes from the ML baseline's zoo, chosen by the baseline's selection (``alc_dask.baseline``:

@@ -10,7 +10,7 @@ person attacked. The baseline guesses the secret of a random anonymized row. Row
 distance are ranked in a seeded random order, not by row number.
 
 ``attack: ml_on_release`` guesses instead with a model trained on the anonymized table (Stadler,
-Oprisanu & Troncoso 2022, §4): the ALC family's ``ml_on_release`` attack with its defaults, for the
+Oprisanu & Troncoso 2022): the ALC family's ``ml_on_release`` attack with its defaults, for the
 original's targets and the control's alike (a continuous secret predicted as a number, chosen by
 how often it is right within ``tolerance``, which must then be above 0).
 """

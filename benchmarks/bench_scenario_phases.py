@@ -28,7 +28,7 @@ from alc_dask.measure.halting import HaltingMonitor
 PHASES = {
     "selection": (sources, "select_model"),
     "block fits": (sources, "fit_without_block"),
-    "block predictions": (sources, "block_predictions"),
+    "block predictions": (sources, "predicted"),
     "prior baseline copy": (sources, "swap_encoded"),
     "search (attack and prior baseline)": (BestRowMatch, "predict"),
     "attack preparation (value counts)": (BestRowMatch, "prepare"),

@@ -13,10 +13,11 @@ _EXPORTS = {
     "FeatureLayout": "alc_dask.baseline.features",
     "ModelChoice": "alc_dask.baseline.selection",
     "OneToOnePredictor": "alc_dask.baseline.one_to_one",
-    "block_predictions": "alc_dask.baseline.blocks",
+    "TrainedModel": "alc_dask.baseline.trained",
     "block_size": "alc_dask.baseline.blocks",
     "fit_without_block": "alc_dask.baseline.blocks",
     "select_model": "alc_dask.baseline.selection",
+    "train_selected": "alc_dask.baseline.trained",
 }
 
 __all__ = list(_EXPORTS)

@@ -8,7 +8,7 @@ both (Francis & Wagner 2025, §3.4 and §5).
 import numpy as np
 
 from alc_dask.baseline.features import FeatureLayout
-from alc_dask.baseline.selection import BaselineSettings, fit_model, predict_with_confidence
+from alc_dask.baseline.selection import BaselineSettings, fit_model
 from alc_dask.baseline.zoo import build_model
 from alc_dask.seeds import stream
 
@@ -40,7 +40,3 @@ def fit_without_block(
     if isinstance(model, OneToOnePredictor):  # chosen by selection: it looks up its best column here, whatever the share
         model.set_params(min_share=0.0)
     return fit_model(model, X[rows], y[rows])
-
-
-def block_predictions(model, X: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return predict_with_confidence(model, X[rows])

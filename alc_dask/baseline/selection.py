@@ -129,14 +129,18 @@ def select_model(
     tight_interval: float = 0.1,
     loose_interval: float = 0.25,
     numbers: Numbers | None = None,
+    held_out: bool = True,
 ) -> ModelChoice:
     """Fit every candidate on a train split, keep the one with the best PRC on the test split.
 
     `X` is the feature matrix, or anything that gives its rows for an index array (`FeatureRows`).
     With `numbers`, the candidates are the regressors and `y` the secret's numbers (NaN: missing,
-    never trained on).
+    never trained on). Not `held_out`: the PRC is measured on the train split itself (the model
+    that best reproduces the rows it learned, for an attacker whose targets may be among them).
     """
     X_train, X_test, y_train, y_test = _split(X, y, settings, seed, numeric=numbers is not None)
+    if not held_out:
+        X_test, y_test = X_train, y_train
     scores = {}
     for name in settings.regressors if numbers else settings.candidates:
         try:

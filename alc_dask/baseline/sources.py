@@ -14,12 +14,13 @@ from enum import StrEnum
 import numpy as np
 
 from alc_dask.anonymize import swap_encoded
-from alc_dask.baseline.blocks import block_predictions, fit_without_block
+from alc_dask.baseline.blocks import fit_without_block
 from alc_dask.baseline.budget import affordable
 from alc_dask.baseline.dependence import suspicious_neighbours
 from alc_dask.baseline.features import FeatureLayout, FeatureRows
 from alc_dask.baseline.memo import BASELINES, digest
 from alc_dask.baseline.selection import BaselineSettings, ModelChoice, Numbers, select_model
+from alc_dask.baseline.trained import predicted, secret_classes
 from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.measure import MeasureSettings, Tolerance
 from alc_dask.seeds import stream
@@ -52,8 +53,7 @@ class MlBaseline:
         )
         self.choice: ModelChoice = self._remembered("choice", lambda: select_model(self.X, self.y, self.layout, settings, measure, seed, numbers=self.numbers))
         self.model_name, self.expected_prc = self.choice.name, self.choice.expected_prc
-        classes = np.count_nonzero(np.bincount(self.y)) if self.numbers is None else 1  # a regressor keeps one number per leaf
-        self.fit_settings, self.note = affordable(self.model_name, settings, self.X, classes)
+        self.fit_settings, self.note = affordable(self.model_name, settings, self.X, secret_classes(self.y, self.numbers))
 
     def start_block(self, block: np.ndarray) -> None:
         def predict():
@@ -63,7 +63,7 @@ class MlBaseline:
             model = fit_without_block(
                 self.model_name, self.X, self.y, block, self.layout, self.fit_settings, self.seed, also_out=twins, numeric=self.numbers is not None
             )
-            return block_predictions(model, self.X, block) if self.numbers is None else self.numbers.predict(model, self.X[block])
+            return predicted(model, self.X[block], self.numbers)
 
         self._codes, self._confidence = self._remembered(digest(block), predict)
         self._position = {row: i for i, row in enumerate(block.tolist())}

@@ -8,21 +8,26 @@ guess is right within ``tolerance`` of the true value: ``|guess - secret| <= tol
 guess counts as right there; dividing by the true value keeps the tolerance a property of the
 person attacked. The baseline guesses the secret of a random anonymized row. Rows at equal
 distance are ranked in a seeded random order, not by row number.
+
+``attack: ml_on_release`` guesses instead with a model trained on the anonymized table (Stadler,
+Oprisanu & Troncoso 2022): the ALC family's ``ml_on_release`` attack with its defaults, for the
+original's targets and the control's alike (a continuous secret predicted as a number, chosen by
+how often it is right within ``tolerance``, which must then be above 0).
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import numpy as np
 import pyarrow as pa
 from pydantic import Field, model_validator
 
-from alc_dask.data import ColumnKind, EncodedTable
+from alc_dask.data import ColumnKind, EncodedTable, ScenarioError
 from alc_dask.families.base import CheckExamples, Evaluation, column
 from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Family, Wp29Params, attacked, attacked_tables, check_columns, wp29_measures
-from alc_dask.measure import AttackCounts
+from alc_dask.measure import AttackCounts, Tolerance
 from alc_dask.seeds import stream
 
 if TYPE_CHECKING:
@@ -34,6 +39,8 @@ class InferenceParams(Wp29Params):
     secret: str
     tolerance: Annotated[float, Field(ge=0, lt=1)] = 0.05
     """Relative tolerance of a right guess of a continuous secret."""
+    attack: Literal["nearest", "ml_on_release"] = "nearest"
+    """How the secret is guessed: the nearest anonymized row's (Anonymeter's), or a model trained on the anonymized table's."""
 
     @model_validator(mode="after")
     def _secret_not_known(self):
@@ -53,6 +60,7 @@ class Inference(Wp29Family):
     fields = (
         column("secret", pa.string(), "the column the attack guesses"),
         column("known", pa.string(), "the auxiliary columns the attacker knows, as a sorted JSON list"),
+        column("attack", pa.string(), "how the secret is guessed: nearest (the nearest anonymized row's) or ml_on_release (a model trained on the release)"),
         *WP29_FIELDS,
     )
     headline = "privacy_risk"
@@ -74,13 +82,22 @@ class Inference(Wp29Family):
     def describe(self) -> str:
         return self.params.secret
 
+    def identity(self) -> dict:
+        """All parameters, ``attack`` left out when it is the nearest row's: evaluations from before it existed keep their ids and seeds."""
+        identity = super().identity()
+        if identity["attack"] == "nearest":
+            del identity["attack"]
+        return identity
+
     def labels(self) -> dict:
-        return {"secret": self.params.secret, "known": json.dumps(sorted(self.params.aux_cols))}
+        return {"secret": self.params.secret, "known": json.dumps(sorted(self.params.aux_cols)), "attack": self.params.attack}
 
     def check(self, release) -> None:
         anonymized, _ = attacked_tables(release, self.params, self.name)
         check_columns(release, anonymized, "aux_cols", self.params.aux_cols)
         check_columns(release, anonymized, "secret", [self.params.secret])
+        if self.params.attack == "ml_on_release" and self.params.tolerance == 0 and release.column(self.params.secret).kind is ColumnKind.CONTINUOUS:
+            raise ScenarioError("tolerance: attack ml_on_release guesses a continuous secret as a number right within a tolerance above 0")
 
     def evaluate(self, release, seed: int) -> Evaluation:
         p = self.params
@@ -93,12 +110,36 @@ class Inference(Wp29Family):
         main, held_out = release.original.rows(targets["attack"]), control.rows(targets["control"])
         guessed = rng.choice(anonymized.n_rows, n_baseline, replace=False)
         baseline_right = self._right(self._secret(release, anonymized)[guessed], self._secret(release, main)[:n_baseline], release)
+        guess = self._model_guess(release, anonymized, seed) if p.attack == "ml_on_release" else self._nearest_guess(release, anonymized, rng)
+        right = {"attack": guess(main), "control": guess(held_out)}
+        counts = AttackCounts(n_main, int(right["attack"].sum()), n_baseline, int(baseline_right.sum()), n_control, int(right["control"].sum()))
+        return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, [])}, attacked(targets, right))
+
+    def _nearest_guess(self, release, anonymized: EncodedTable, rng):
+        """Whether the nearest anonymized row's secret is right, as a function of the targets."""
         from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
 
         shuffled = ShuffledTable.of(anonymized, rng)
-        right = {"attack": self._attack(release, main, shuffled), "control": self._attack(release, held_out, shuffled)}
-        counts = AttackCounts(n_main, int(right["attack"].sum()), n_baseline, int(baseline_right.sum()), n_control, int(right["control"].sum()))
-        return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, [])}, attacked(targets, right))
+
+        def right(targets: EncodedTable) -> np.ndarray:
+            return self._attack(release, targets, shuffled)
+
+        return right
+
+    def _model_guess(self, release, anonymized: EncodedTable, seed: int):
+        """Whether the model trained on ``anonymized`` guesses right, as a function of the targets."""
+        from alc_dask.families.alc.ml_on_release import MlOnRelease, fit_on_release
+
+        p = self.params
+        continuous = release.column(p.secret).kind is ColumnKind.CONTINUOUS
+        tolerance = Tolerance(p.tolerance, "value") if continuous else None
+        model = fit_on_release(release, [anonymized], p.secret, p.aux_cols, tolerance, MlOnRelease(seed=seed))
+
+        def right(targets: EncodedTable) -> np.ndarray:
+            guessed, _ = model.predict(model.layout.matrix(targets))
+            return self._right(guessed, self._secret(release, targets), release)
+
+        return right
 
     def _attack(self, release, targets: EncodedTable, anonymized: ShuffledTable) -> np.ndarray:
         nearest = anonymized.k_nearest(targets, self.params.aux_cols, 1)[:, 0]

@@ -62,12 +62,13 @@ def dis_exponent(n_keys: int) -> float:
     return 1.0 + (8.0 - n_keys) / 20.0
 
 
-def score_power_sum(scores: np.ndarray, n_keys: int) -> float:
-    """``Σ s^-Q`` over the records of positive score: the normalizer of DIS-SUDA, additive over
-    parts of a table, so each part sums its own and the sums are added."""
-    positive = np.asarray(scores, dtype=np.float64)
-    positive = positive[positive > 0]
-    return float(np.power(positive, -dis_exponent(n_keys)).sum())
+def score_power_sum(scores: np.ndarray, n_keys: int, counts: np.ndarray | None = None) -> float:
+    """``Σ s^-Q`` over the records of positive score (``counts``: how many records have each of
+    ``scores``, one each by default): the normalizer of DIS-SUDA."""
+    scores = np.asarray(scores, dtype=np.float64)
+    counts = np.ones(scores.shape) if counts is None else np.asarray(counts, dtype=np.float64)
+    positive = scores > 0
+    return float((counts[positive] * np.power(scores[positive], -dis_exponent(n_keys))).sum())
 
 
 def dis_suda(scores: np.ndarray, n_keys: int, n_unique: int, dis: float, power_sum: float) -> np.ndarray:
@@ -81,14 +82,3 @@ def dis_suda(scores: np.ndarray, n_keys: int, n_unique: int, dis: float, power_s
     false_matches = n_unique / dis - n_unique
     risk[positive] = 1.0 / (1.0 + false_matches / (np.power(scores[positive], dis_exponent(n_keys)) * power_sum))
     return risk
-
-
-def score_at_risk(cut: float, n_keys: int, n_unique: int, dis: float, power_sum: float) -> float:
-    """The smallest SUDA score whose DIS-SUDA risk exceeds ``cut`` (DIS-SUDA grows with the score):
-    lets a table's parts count their records above the cut without holding the others' scores."""
-    if not 0 < cut < 1:
-        raise SettingError("cut", cut, "a risk in (0, 1)")
-    false_matches = n_unique / dis - n_unique
-    if false_matches <= 0:
-        return 0.0
-    return (false_matches * cut / ((1.0 - cut) * power_sum)) ** (1.0 / dis_exponent(n_keys))

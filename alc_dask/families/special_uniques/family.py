@@ -151,4 +151,3 @@ class SpecialUniques(EvaluationFamily):
 
         self.check(release)
         return special_uniques(self.params, release, self.key_columns(release))
-

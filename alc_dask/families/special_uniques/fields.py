@@ -29,7 +29,11 @@ FIELDS = (
     column("n_control", pa.int64(), "records of the control table (0 without one)"),
     *_table_fields("original", "original"),
     *_table_fields("release", "anonymized table"),
-    column("contributions_original", pa.string(), "each key variable's share of the original's total SUDA score in percent, as JSON (sdcMicro's attribute contributions)"),
+    column(
+        "contributions_original",
+        pa.string(),
+        "each key variable's share of the original's total SUDA score in percent, as JSON (sdcMicro's attribute contributions)",
+    ),
     column("n_replicated", pa.int64(), "original records with an MSU whose values occur exactly once in the release (replicated special uniques)"),
     column("replicated_fraction", pa.float64(), "share of all original records that are replicated special uniques"),
     column("replicated_share", pa.float64(), "share of the original's special uniques that the release replicates, Wilson-corrected"),
@@ -38,7 +42,9 @@ FIELDS = (
     column("n_control_replicated", pa.int64(), "control records with an MSU (in the control) whose values occur exactly once in the release"),
     column("control_replicated_share", pa.float64(), "share of the control's special uniques that the release replicates, Wilson-corrected"),
     column("control_replicated_share_err", pa.float64(), "the control share's error (half its interval)"),
-    column("replicated_risk", pa.float64(), "the original's replicated share beyond the control's: (original - control) / (1 - control), in [0, 1]; the headline"),
+    column(
+        "replicated_risk", pa.float64(), "the original's replicated share beyond the control's: (original - control) / (1 - control), in [0, 1]; the headline"
+    ),
     column("replicated_risk_low", pa.float64(), "lower end of the replicated risk's interval"),
     column("replicated_risk_high", pa.float64(), "upper end of the replicated risk's interval"),
     column("risk", pa.string(), "risk label of the replicated risk: no loss, safe, at risk or serious"),

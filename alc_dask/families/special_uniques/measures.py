@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from alc_dask.families.special_uniques.search import Counts, Summary
-from alc_dask.measure.suda import dis_probability, dis_suda, dis_exponent
+from alc_dask.measure.suda import dis_probability, dis_suda, score_power_sum
 
 
 @dataclass(frozen=True)
@@ -25,8 +25,7 @@ class TableRisk:
     @classmethod
     def of(cls, summary: Summary, counts: Counts, n_keys: int, dis_fraction: float) -> TableRisk:
         n_unique, n_in_pairs = counts.full_profile()
-        positive = summary.score_values > 0
-        power_sum = float((summary.score_counts[positive] * np.power(summary.score_values[positive], -dis_exponent(n_keys))).sum())
+        power_sum = score_power_sum(summary.score_values, n_keys, summary.score_counts)
         return cls(n_keys, n_unique, n_in_pairs, dis_probability(n_unique, n_in_pairs, dis_fraction), power_sum)
 
     def risks(self, scores: np.ndarray) -> np.ndarray:

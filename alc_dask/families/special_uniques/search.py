@@ -156,9 +156,7 @@ def block_summary(block: EncodedTable, start: int, space: KeySpace, counts: Coun
                 replicated[candidates] = _member(subset_keys[candidates], release_counts.unique(position))
     order = np.lexsort((rows, -scores))[:top]
     order = order[scores[order] > 0]
-    return Summary(
-        block.n_rows, by_size.sum(axis=0), values, value_counts, contributions, rows[order], scores[order], rows[replicated], scores[replicated]
-    )
+    return Summary(block.n_rows, by_size.sum(axis=0), values, value_counts, contributions, rows[order], scores[order], rows[replicated], scores[replicated])
 
 
 def merge_summaries(pieces: list[Summary], top: int) -> Summary:

@@ -32,7 +32,11 @@ SCORES = [
     "release",
     "scenario_id",
     "keys",
-    *(f"{measure}_{side}" for side in ("original", "release") for measure in ("special_share", "mean_suda", "max_suda", "dis", "mean_dis_suda", "max_dis_suda", "share_dis_suda_above_cut")),
+    *(
+        f"{measure}_{side}"
+        for side in ("original", "release")
+        for measure in ("special_share", "mean_suda", "max_suda", "dis", "mean_dis_suda", "max_dis_suda", "share_dis_suda_above_cut")
+    ),
     "dis_cut",
     "highest_risk_records",
 ]

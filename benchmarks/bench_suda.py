@@ -66,13 +66,18 @@ def scale(rows: int, workers: int) -> dict:
     started = time.perf_counter()
     release = Release.load(people(rows, 1), [people(rows, 2)], people(rows, 3), columns=dict.fromkeys(KEYS, "categorical"))
     loaded = time.perf_counter()
+    space = KeySpace(KEYS, tuple(release.columns[k].codes.n_codes for k in KEYS), 3)
+    in_process = partition(release, BLOCK_ROWS).original
+    begun = time.perf_counter()
+    with dask.config.set(scheduler="synchronous"):
+        dask.compute(summary_of(in_process, space, counts_of(in_process, space), msu_weights(len(KEYS), 3), 10))
+    one_core = time.perf_counter() - begun
     with (
         LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, memory_limit="8GiB") as cluster,
         Client(cluster) as client,
     ):
         parts = partition(release, BLOCK_ROWS, client=client)
         client.run(lambda: None)
-        space = KeySpace(KEYS, tuple(release.columns[k].codes.n_codes for k in KEYS), 3)
         begun = time.perf_counter()
         counts = counts_of(parts.original, space)
         summary = dask.compute(summary_of(parts.original, space, counts, msu_weights(len(KEYS), 3), 10))[0]
@@ -85,7 +90,8 @@ def scale(rows: int, workers: int) -> dict:
         "workers": workers,
         "blocks per table": -(-rows // BLOCK_ROWS),
         "load seconds (client)": round(loaded - started, 1),
-        "MSU search of the original (s)": round(searched - begun, 1),
+        "MSU search of the original, one process (s)": round(one_core, 1),
+        "MSU search of the original, cluster (s)": round(searched - begun, 1),
         "whole evaluation, 3 tables (s)": round(evaluated - searched, 1),
         "special uniques in the original": summary.n_special,
         "MSUs by size": summary.msus_by_size.tolist(),

@@ -63,6 +63,7 @@ def section(family: str, scores: pd.DataFrame) -> Section:
 def _in_words(row) -> str:
     control = f", against {row.control_replicated_share:.1%} of the control's" if row.n_control else " (no control table)"
     return (
-        f"{row.keys} (MSUs up to {row.max_size}): {row.n_replicated} of {row.n_original} original records ({row.replicated_share:.1%}) have a special "
-        f"unique the release holds once{control}; risk {row.replicated_risk:.3f} ({row.replicated_risk_low:.3f}–{row.replicated_risk_high:.3f})."
+        f"{row.keys} (MSUs up to {row.max_size}): {row.n_replicated} of the original's {row.n_special_original} special uniques "
+        f"({row.replicated_share:.1%}, Wilson-corrected) have an MSU the release holds once{control}; "
+        f"risk {row.replicated_risk:.3f} ({row.replicated_risk_low:.3f}–{row.replicated_risk_high:.3f})."
     )

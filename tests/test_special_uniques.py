@@ -175,3 +175,10 @@ def test_the_same_on_one_and_four_partitions_of_a_local_cluster(people):
     for result in results:
         assert result.measures == expected.measures
         assert result.predictions.equals(expected.predictions)
+
+
+def test_a_missing_value_is_a_category_of_its_own():
+    """sdcMicro leaves missing values out of MSUs; here the one record missing its region is unique on it."""
+    frame = pd.DataFrame({"sex": ["f", "m"] * 10, "region": ["north", "south"] * 9 + ["north", None]})
+    m = SpecialUniques({"max_size": 2}).evaluate(_release(frame, frame, None), 0)
+    assert m.measures["msus_by_size_original"] == [1, 0] and m.measures["highest_risk_records"] == [19]

@@ -125,7 +125,7 @@ def matching_rows(frame: pd.DataFrame, flagged: pd.DataFrame, limit: int) -> tup
         return np.zeros(0, dtype=np.int64), 0
     on = list(flagged.columns)
     hits = frame[on].reset_index(names="__row").merge(flagged.drop_duplicates(), on=on, how="inner")["__row"].to_numpy(dtype=np.int64)
-    hits.sort()
+    hits = np.sort(hits)
     return hits[:limit], int(hits.size)
 
 

@@ -23,7 +23,6 @@ from alc_dask.data.schema import ColumnKind
 from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, exposed_records, field_error
 from alc_dask.families.disclosure.fields import DISCLOSURE_FIELDS
 from alc_dask.families.disclosure.generators import KeySets
-from alc_dask.measure import risk_label
 from alc_dask.measure._checks import SettingError
 from alc_dask.measure.disclosure import excess_risk
 from alc_dask.measure.verdict import REIDENTIFICATION
@@ -148,6 +147,16 @@ class Disclosure(EvaluationFamily):
         return Evaluation(measures, predictions)
 
 
+def _label(risk) -> str:
+    """The risk on the family's threshold: no loss at 0, safe when the whole interval is below it,
+    serious when the whole interval is at or past it, at risk when it straddles."""
+    if risk.value == 0:
+        return "no loss"
+    if risk.high < REIDENTIFICATION.value:
+        return "safe"
+    return "serious" if risk.low >= REIDENTIFICATION.value else "at risk"
+
+
 def _measures(p: DisclosureParams, found, n_control: int) -> dict:
     counts, control = found.original, found.control
     shares = counts.shares()
@@ -179,6 +188,6 @@ def _measures(p: DisclosureParams, found, n_control: int) -> dict:
         "n_hits": hits,
         "n_control_hits": control_hits,
         "n_disco_records": found.n_disco_rows if p.target else 0,
-        "risk": risk_label(risk.value),
+        "risk": _label(risk),
         "warning": "; ".join(warnings) or None,
     }

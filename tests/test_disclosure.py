@@ -136,7 +136,14 @@ def test_bad_input_names_the_field(people):
 def test_key_sets_are_every_set_up_to_the_size(people):
     original, weak, _ = people
     planned = KeySetsPlan(Release.load(original, [weak]))
-    assert sorted(tuple(p.family.params.keys) for p in planned) == [("education",), ("education", "married"), ("married",), ("sex",), ("sex", "education"), ("sex", "married")]
+    assert sorted(tuple(p.family.params.keys) for p in planned) == [
+        ("education",),
+        ("education", "married"),
+        ("married",),
+        ("sex",),
+        ("sex", "education"),
+        ("sex", "married"),
+    ]
 
 
 def KeySetsPlan(release):

@@ -31,6 +31,10 @@ DISCLOSURE_FIELDS = (
     column("n_hits", pa.int64(), "original records counted by the headline's share"),
     column("n_control_hits", pa.int64(), "control records counted by the same share"),
     column("n_disco_records", pa.int64(), "the original's DiSCO records (the first max_records are listed as exposed)"),
-    column("risk", pa.string(), "label of disclosure_risk on the threshold 0.09: no loss (0), safe (interval below), at risk (straddling), serious (interval at or past)"),
+    column(
+        "risk",
+        pa.string(),
+        "label of disclosure_risk on the threshold 0.09: no loss (0), safe (interval below), at risk (straddling), serious (interval at or past)",
+    ),
     column("warning", pa.string(), "what limits the comparison: no control table, a control of another size"),
 )

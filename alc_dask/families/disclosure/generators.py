@@ -51,7 +51,12 @@ class KeySets(Generator):
             raise JobSpecError(f"{where}.max_size: {count} key sets of {len(self.columns)} columns, more than {MAX_SETS}; lower max_size")
         params = self.model_dump(exclude={"family", "generate", "columns", "min_size", "max_size"})
         return [
-            Planned(checked(Disclosure({"keys": keys, **params, "bins": {c: e for c, e in self.bins.items() if c in keys or c == self.target}}), context.release, where), f"{where} key_sets")
+            Planned(
+                checked(
+                    Disclosure({"keys": keys, **params, "bins": {c: e for c, e in self.bins.items() if c in keys or c == self.target}}), context.release, where
+                ),
+                f"{where} key_sets",
+            )
             for size in range(self.min_size, self.max_size + 1)
             for keys in combinations(self.columns, size)
         ]

@@ -9,7 +9,20 @@ from alc_dask.families.presentation import Section, verdict_labels
 
 IDENTITY = ["release", "scenario_id", "keys", "n_original", "uio", "uiois", "repu", "control_repu", "uis"]
 ATTRIBUTE = ["release", "scenario_id", "keys", "target", "dio", "in_release", "dis", "disco", "control_disco", "disdio", "dsyn"]
-RISK = ["release", "scenario_id", "keys", "target", "headline_measure", "share", "control_share", "disclosure_risk", "disclosure_risk_low", "disclosure_risk_high", "label", "warning"]
+RISK = [
+    "release",
+    "scenario_id",
+    "keys",
+    "target",
+    "headline_measure",
+    "share",
+    "control_share",
+    "disclosure_risk",
+    "disclosure_risk_low",
+    "disclosure_risk_high",
+    "label",
+    "warning",
+]
 NOTE = (
     "Shares of the original's records (Raab, Nowok & Dibben 2024): RepU, unique on the keys in both the original and the release; "
     "DiSCO, the key has one target value in the release and it is the record's. The control's shares are those of people not in the "
@@ -22,7 +35,10 @@ def section(family: str, scores: pd.DataFrame) -> Section:
 
     ranked = scores.sort_values(["disclosure_risk", "scenario_id"], ascending=[False, True]).reset_index(drop=True)
     table = ranked.assign(label=verdict_labels(get_family(family), ranked), keys=[", ".join(json.loads(k)) for k in ranked["keys"]])
-    tables = {"Disclosure risk beyond a non-member's, worst first": table.reindex(columns=RISK), "Identity disclosure (shares of records)": table.reindex(columns=IDENTITY)}
+    tables = {
+        "Disclosure risk beyond a non-member's, worst first": table.reindex(columns=RISK),
+        "Identity disclosure (shares of records)": table.reindex(columns=IDENTITY),
+    }
     targeted = table[table["target"].notna()]
     if len(targeted):
         tables["Attribute disclosure (shares of records)"] = targeted.reindex(columns=ATTRIBUTE).reset_index(drop=True)

@@ -120,7 +120,9 @@ def plain_models(blocks: Sequence, frames: Sequence, quasi: Sequence[str], sensi
     return ModelsFound.combined(found, first)
 
 
-def generalized_models(cells: np.ndarray, sensitive_codes: np.ndarray, sensitive_order: np.ndarray, ordered: bool, declared: Declared, max_rows: int) -> ModelsFound:
+def generalized_models(
+    cells: np.ndarray, sensitive_codes: np.ndarray, sensitive_order: np.ndarray, ordered: bool, declared: Declared, max_rows: int
+) -> ModelsFound:
     """The models of a generalized table: ``cells`` (rows × quasi-identifiers, cell ids), its rows'
     sensitive codes, and the order of the sensitive codes (a permutation: position of each code)."""
     _, classes = np.unique(cells, axis=0, return_inverse=True)

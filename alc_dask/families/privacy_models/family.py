@@ -16,7 +16,6 @@ import json
 from typing import Annotated, Literal
 
 import numpy as np
-import pyarrow as pa
 from pydantic import Field
 
 from alc_dask.data import ScenarioError

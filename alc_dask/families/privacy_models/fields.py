@@ -27,6 +27,10 @@ PRIVACY_MODEL_FIELDS = (
     column("below_k_records", pa.int64(), "records in classes smaller than the declared k"),
     column("violating_records", pa.int64(), "records in classes that miss any declared model"),
     column("violating_share", pa.float64(), "share of the table's records in classes that miss a declared model"),
-    column("violating_rows", pa.list_(pa.int64()), "the first violating records: rows of the table measured (a generalized table's in group order), at most max_records"),
+    column(
+        "violating_rows",
+        pa.list_(pa.int64()),
+        "the first violating records: rows of the table measured (a generalized table's in group order), at most max_records",
+    ),
     column("risk", pa.string(), "safe: every declared model met; at risk: one missed; serious: missed with a record alone in its class"),
 )

@@ -48,7 +48,7 @@ def test_yaml_and_json_load_with_paths_relative_to_the_job_file(tmp_path):
         ({"seeds": 3}, ["seeds", "Extra inputs are not permitted", "got 3"]),
         ({"scenarios": [{"secret": "age", "known": ["sex"], "atack": "x"}]}, ["scenarios[0].atack", "got 'x'"]),
         ({"scenarios": [{"generate": "sampled_known", "per_secret": "many"}]}, ["scenarios[0].per_secret", "got 'many'", "integer"]),
-        ({"scenarios": [{"generate": "every_column"}]}, ["scenarios[0]", "each_column, sampled_known, paper or quasi_identifier_sets"]),
+        ({"scenarios": [{"generate": "every_column"}]}, ["scenarios[0]", "each_column, sampled_known, paper, key_sets or quasi_identifier_sets"]),
         ({"halting": {"min_pair": 10}}, ["halting.min_pair"]),
         ({"baselines": ["ML"]}, ["baselines[0]", "got 'ML'", "'ml'"]),
         ({"release": {"original": "a.csv"}}, ["release:", "needs anonymized tables or a grouped"]),

@@ -1,0 +1,1 @@
+"""k-anonymity, ℓ-diversity and t-closeness of a release's equivalence classes."""

@@ -1,0 +1,152 @@
+"""The disclosure family (RepU, DiSCO: Raab, Nowok & Dibben 2024) against a direct pandas computation of
+synthpop's definitions, on 1 and 4 partitions and 1 and 2 workers; its bad input; a copy flagged and
+a fresh sample near its control."""
+
+import logging
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from alc_dask.apps.synthetic import make_demo_release, make_population
+from alc_dask.data import Release
+from alc_dask.data.partitioned import partition
+from alc_dask.errors import JobSpecError
+from alc_dask.families.disclosure.family import Disclosure
+from alc_dask.families.planning import PlanContext
+from alc_dask.measure.disclosure import COUNT, DisclosureCounts, disclosure_counts
+
+
+def direct(original: pd.DataFrame, release: pd.DataFrame, keys: list[str], target: str | None) -> dict:
+    """synthpop's shares record by record, straight from the definitions (missing keys a category)."""
+    o, s = original.fillna("NA").astype(str), release.fillna("NA").astype(str)
+    key_o, key_s = o[keys].agg("|".join, axis=1), s[keys].agg("|".join, axis=1)
+    n_d, n_s = key_o.map(key_o.value_counts()), key_o.map(key_s.value_counts()).fillna(0)
+    shares = {
+        "uio": (n_d == 1).mean(),
+        "uiois": ((n_d == 1) & (n_s >= 1)).mean(),
+        "repu": ((n_d == 1) & (n_s == 1)).mean(),
+        "uis": (key_s.map(key_s.value_counts()) == 1).mean(),
+    }
+    if target:
+        targets_s = s.groupby(key_s)[target].agg(lambda v: set(v))
+        targets_o = o.groupby(key_o)[target].agg(lambda v: set(v))
+        single = [len(targets_s.get(k, set())) == 1 for k in key_o]
+        correct = [targets_s.get(k, set()) == {t} for k, t in zip(key_o, o[target])]
+        dio = [targets_o[k] == {t} for k, t in zip(key_o, o[target])]
+        shares |= {"dis": np.mean(single), "disco": np.mean(correct), "dio": np.mean(dio), "disdio": np.mean(np.logical_and(correct, dio))}
+    return shares
+
+
+def frames(table: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    coded = table[columns].fillna(-1)
+    return coded.groupby(columns, sort=False).size().rename(COUNT).reset_index()
+
+
+def test_counts_match_the_definitions_on_a_small_table():
+    rng = np.random.default_rng(1)
+    original = pd.DataFrame({"a": rng.integers(0, 4, 60), "b": rng.integers(0, 3, 60), "t": rng.integers(0, 3, 60)})
+    release = pd.DataFrame({"a": rng.integers(0, 4, 50), "b": rng.integers(0, 3, 50), "t": rng.integers(0, 3, 50)})
+    counts = disclosure_counts(frames(original, ["a", "b", "t"]), frames(release, ["a", "b", "t"]), ["a", "b"], "t")
+    for name, value in direct(original, release, ["a", "b"], "t").items():
+        assert counts.shares()[name] == pytest.approx(value), name
+
+
+def test_a_worked_example_by_hand():
+    """Four original records on one key: A alone (unique, replicated once with its value), B twice
+    with two values (not disclosive in the original), C once, absent from the release."""
+    original = pd.DataFrame({"k": [0, 1, 1, 2], "t": [5, 6, 7, 5]})
+    release = pd.DataFrame({"k": [0, 1, 1], "t": [5, 6, 6]})
+    counts = disclosure_counts(frames(original, ["k", "t"]), frames(release, ["k", "t"]), ["k"], "t")
+    assert counts == DisclosureCounts(4, 3, 2, 1, 1, 1, 2, 3, 3, 3, 2, 1)
+
+
+def test_missing_key_values_are_a_category_of_their_own():
+    original = pd.DataFrame({"a": ["x", None, None, "y"], "t": ["p", "q", "q", "p"]})
+    release = pd.DataFrame({"a": [None, "y", "x"], "t": ["q", "q", "p"]})
+    measures = Disclosure(keys=["a"], target="t").evaluate(Release.load(original, [release]), 0).measures
+    assert measures["dio"] == 1.0 and measures["disco"] == pytest.approx(0.75) and measures["repu"] == pytest.approx(0.5)
+
+
+@pytest.fixture(scope="module")
+def people():
+    demo = make_demo_release(400, 5)
+    return demo["original"], demo["weak"], make_population(400, 77)
+
+
+BINS = {"age": tuple(range(20, 95, 10))}
+
+
+def test_family_matches_the_definitions_with_binned_age(people):
+    original, weak, control = people
+    measures = Disclosure(keys=["age", "region", "sex"], target="education", bins=BINS).evaluate(Release.load(original, [weak], control), 0).measures
+    binned = lambda t: t.assign(age=np.searchsorted(np.array(BINS["age"], dtype=float), t["age"], side="right"))  # noqa: E731
+    for name, value in direct(binned(original), binned(weak), ["age", "region", "sex"], "education").items():
+        assert measures[name if name != "is" else "in_release"] == pytest.approx(value), name
+    control_only = direct(binned(control), binned(weak), ["age", "region", "sex"], "education")
+    assert measures["control_disco"] == pytest.approx(control_only["disco"])
+
+
+def test_same_measures_on_one_and_four_partitions_and_one_and_two_workers(people):
+    from distributed import Client, LocalCluster
+
+    original, weak, control = people
+    release = Release.load(original, [weak], control)
+    family = Disclosure(keys=["age", "region", "education"], target="occupation", bins=BINS)
+    whole = family.evaluate(release, 0).measures
+    assert family.evaluate(partition(release, 100), 0).measures == whole
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR) as cluster:
+        with Client(cluster) as client:
+            one = family.evaluate(partition(release, 100, client), 0)
+            cluster.scale(2)
+            client.wait_for_workers(2, timeout=60)
+            two = family.evaluate(partition(release, 100, client), 0)
+    assert one.measures == whole and two.measures == whole
+    assert one.predictions.equals(two.predictions)
+
+
+def test_a_copy_is_flagged_and_a_fresh_sample_scores_near_its_control(people):
+    original, _, control = people
+    family = Disclosure(keys=["age", "region", "education"], target="occupation", bins=BINS)
+    copy = family.evaluate(Release.load(original, [original], control), 0).measures
+    fresh = family.evaluate(Release.load(original, [make_population(400, 91)], control), 0).measures
+    assert copy["risk"] == "serious" and copy["disclosure_risk_low"] >= 0.09
+    assert copy["disco"] == pytest.approx(copy["dio"]) and copy["repu"] == pytest.approx(copy["uio"])
+    assert abs(fresh["share"] - fresh["control_share"]) < 0.05 and fresh["disclosure_risk_low"] < 0.09
+
+
+def test_bad_input_names_the_field(people):
+    original, weak, _ = people
+    release = Release.load(original, [weak.drop(columns=["region"])])
+    with pytest.raises(ValueError, match="target"):
+        Disclosure(keys=["sex", "region"], target="region")
+    with pytest.raises(Exception, match="region.*anonymized table"):
+        Disclosure(keys=["sex", "region"], target="education").check(release)
+    with pytest.raises(Exception, match="bins: the key 'age' is continuous"):
+        Disclosure(keys=["age", "sex"], target="education").check(release)
+    context = PlanContext(release, 0)
+    from alc_dask.families.disclosure.generators import KeySets
+
+    with pytest.raises(JobSpecError, match=r"scenarios\[0\]\.max_size: 4"):
+        KeySets(generate="key_sets", columns=["sex", "education", "married"], max_size=4).plan(context, "scenarios[0]")
+    with pytest.raises(JobSpecError, match=r"scenarios\[0\]\.target"):
+        KeySets(generate="key_sets", columns=["sex", "education"], target="sex").plan(context, "scenarios[0]")
+
+
+def test_key_sets_are_every_set_up_to_the_size(people):
+    original, weak, _ = people
+    planned = KeySetsPlan(Release.load(original, [weak]))
+    assert sorted(tuple(p.family.params.keys) for p in planned) == [
+        ("education",),
+        ("education", "married"),
+        ("married",),
+        ("sex",),
+        ("sex", "education"),
+        ("sex", "married"),
+    ]
+
+
+def KeySetsPlan(release):
+    from alc_dask.families.disclosure.generators import KeySets
+
+    return KeySets(generate="key_sets", columns=["sex", "education", "married"], max_size=2, target="occupation").plan(PlanContext(release, 0), "scenarios[0]")

@@ -1,0 +1,6 @@
+"""Lets an evaluator script, run by path in any environment, import the benchmark's common module."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -1,0 +1,63 @@
+"""alc_dask's default battery on every release: ``alc-dask check MEMBERS RELEASE --control CONTROL``,
+timed end to end (local cluster started, every evaluation, report and verdict.json written).
+
+One JSON line per evaluation of verdict.json (family, id, label, headline value/low/high/threshold) and
+one for the release's verdict with the command's seconds, in work/results/alc_dask.jsonl.
+Usage: python benchmarks/generators/evaluators/alc_check.py   (the main environment, alc_dask installed)
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import _paths  # noqa: F401
+from common import WORK, append_result, dataset_folder, original_of, pending
+
+EVALUATOR = "alc_dask"
+RESULTS = WORK / "results" / f"{EVALUATOR}.jsonl"
+EXIT_CODES = {0: "pass or inconclusive", 4: "flagged"}
+
+
+def check(dataset: str, release: Path, release_digest: str) -> None:
+    output = WORK / "alc-check" / dataset / release.stem
+    command = [str(Path(sys.executable).with_name("alc-dask")), "check", str(original_of(release)), str(release)]
+    command += ["--control", str(dataset_folder(dataset) / "control.parquet"), "--output", str(output)]
+    start = time.perf_counter()
+    finished = subprocess.run(command, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if finished.returncode not in EXIT_CODES:
+        raise RuntimeError(f"{' '.join(command)} exited {finished.returncode}: {finished.stderr[-2000:]}")
+    verdict = json.loads((output / "verdict.json").read_text())
+    base = {"dataset": dataset, "release": release.stem, "digest": release_digest, "evaluator": EVALUATOR}
+    append_result(RESULTS, base | {"measure": "verdict", "verdict": verdict["verdict"], "exit_code": finished.returncode, "seconds": seconds})
+    for evaluation in verdict["evaluations"]:
+        headline = evaluation["headline"]
+        append_result(
+            RESULTS,
+            base
+            | {
+                "measure": f"{evaluation['family']}:{evaluation['id']}",
+                "family": evaluation["family"],
+                "headline": headline["name"],
+                "value": headline["value"],
+                "low": headline["low"],
+                "high": headline["high"],
+                "threshold": headline["threshold"],
+                "verdict": evaluation["label"],
+            },
+        )
+    print(f"{dataset}/{release.stem}: {verdict['verdict']} in {seconds:.1f} s", flush=True)
+
+
+def main() -> int:
+    for dataset, release, release_digest in pending(RESULTS):
+        check(dataset, release, release_digest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 import torch
-from common import continuous_columns, dataset_folder, datasets_present, read_split, write_release
+from common import continuous_columns, dataset_folder, datasets_present, read_split, releases_folder, write_release
 from sdv.metadata import Metadata
 from sdv.single_table import CTGANSynthesizer, GaussianCopulaSynthesizer, TVAESynthesizer
 
@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overfit-epochs", type=int, default=1500)
     parser.add_argument("--only", nargs="*", help="the generators to run (default: all)")
     parser.add_argument("--datasets", nargs="*")
+    parser.add_argument("--skip-existing", action="store_true", help="keep a release already made")
     args = parser.parse_args(argv)
     torch.set_num_threads(2)
     for dataset in args.datasets or datasets_present():
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         overfit_members = members.head(args.overfit_rows)
         overfit_members.to_parquet(dataset_folder(dataset) / "members_overfit.parquet", index=False)
         for name, (make, params) in synthesizers(metadata_of(members), args).items():
-            if args.only and name not in args.only:
+            if (args.only and name not in args.only) or (args.skip_existing and (releases_folder(dataset) / f"{name}.parquet").exists()):
                 continue
             training = overfit_members if name == "sdv_ctgan_overfit" else members
             seed_everything(args.seed)

@@ -17,7 +17,7 @@ import time
 from importlib.metadata import version
 
 import numpy as np
-from common import categorical_columns, continuous_columns, datasets_present, read_split, write_release
+from common import categorical_columns, continuous_columns, datasets_present, read_split, releases_folder, write_release
 from snsynth import Synthesizer
 
 PREPROCESSOR_SHARE = 0.1
@@ -30,13 +30,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", nargs="*", help="the releases to make, e.g. smartnoise_mst_eps1 (default: all)")
     parser.add_argument("--datasets", nargs="*")
+    parser.add_argument("--skip-existing", action="store_true", help="keep a release already made")
     args = parser.parse_args(argv)
     for dataset in args.datasets or datasets_present():
         members, _ = read_split(dataset)
         for mechanism in MECHANISMS:
             for epsilon in EPSILONS:
                 name = f"smartnoise_{mechanism}_eps{epsilon:g}"
-                if args.only and name not in args.only:
+                if (args.only and name not in args.only) or (args.skip_existing and (releases_folder(dataset) / f"{name}.parquet").exists()):
                     continue
                 random.seed(args.seed)
                 np.random.seed(args.seed)

@@ -10,7 +10,6 @@ import json
 import sys
 
 import pandas as pd
-
 from common import HERE, WORK
 from figure import draw
 

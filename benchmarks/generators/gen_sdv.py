@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ctgan-epochs", type=int, default=50)
     parser.add_argument("--tvae-epochs", type=int, default=100)
     parser.add_argument("--overfit-rows", type=int, default=500)
-    parser.add_argument("--overfit-epochs", type=int, default=1500)
+    parser.add_argument("--overfit-epochs", type=int, default=1000)
     parser.add_argument("--only", nargs="*", help="the generators to run (default: all)")
     parser.add_argument("--datasets", nargs="*")
     parser.add_argument("--skip-existing", action="store_true", help="keep a release already made")

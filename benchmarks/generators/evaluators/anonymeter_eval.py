@@ -10,11 +10,13 @@ Usage: .venvs/anonymeter/bin/python benchmarks/generators/evaluators/anonymeter_
 
 from __future__ import annotations
 
+import random
 import sys
 import time
 from importlib.metadata import version
 
 import _paths  # noqa: F401
+import numpy as np
 import pandas as pd
 from anonymeter.evaluators import InferenceEvaluator, LinkabilityEvaluator, SinglingOutEvaluator
 from common import WORK, append_result, categorical_columns, continuous_columns, dataset_folder, original_of, pending
@@ -66,6 +68,8 @@ def main() -> int:
         base = {"dataset": dataset, "release": path.stem, "digest": release_digest, "evaluator": EVALUATOR, "version": version("anonymeter")}
         total = 0.0
         for measure, run in evaluators(original, release, control).items():
+            random.seed(0)
+            np.random.seed(0)  # Anonymeter draws its targets and queries from the global generators
             start = time.perf_counter()
             try:
                 risk = run().risk(confidence_level=CONFIDENCE)

@@ -10,7 +10,7 @@ import json
 import sys
 
 import pandas as pd
-from common import HERE, WORK
+from common import HERE, WORK, datasets_present, digest, release_paths
 from figure import draw
 
 RESULTS_MD = HERE / "RESULTS.md"
@@ -44,8 +44,9 @@ def read_results() -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    latest = frame.groupby(["dataset", "release", "evaluator"])["digest"].transform("last")
-    frame = frame[frame["digest"] == latest]  # a release remade since: only its newest measurement
+    current = {(dataset, release): digest(path) for dataset in datasets_present() for path in release_paths(dataset) for release in [path.stem]}
+    frame = frame[[current.get(key) == measured for key, measured in zip(zip(frame["dataset"], frame["release"]), frame["digest"])]]
+    # a release remade since it was measured (or removed) leaves its old measurements out
     order = {name: rank for rank, name in enumerate(RELEASE_ORDER)}
     return frame.assign(rank=frame["release"].map(order).fillna(len(order))).sort_values(["dataset", "rank", "evaluator"], kind="stable")
 
@@ -95,7 +96,7 @@ def headline_table(frame: pd.DataFrame) -> list[str]:
         alc = rows[rows["evaluator"] == "alc_dask"]
         verdict, families, worst = alc_summary(alc) if not alc.empty else ("—", "—", "—")
         anonymeter = peer_cell(rows[rows["evaluator"] == "anonymeter"], ("singling_out", "linkability", "inference"))
-        sdmetrics = peer_cell(rows[rows["evaluator"] == "sdmetrics"], ("DCRBaseline", "DCROverfitting", "Disclosure"))
+        sdmetrics = peer_cell(rows[rows["evaluator"] == "sdmetrics"], ("DCROverfitting", "Disclosure"))
         syntheval = peer_cell(rows[rows["evaluator"] == "syntheval"], ("mia:", "eps_risk:eps", "hit_rate", "nndr:priv", "att_discl", "dcr"))
         lines.append(f"| {dataset} | {release} | {verdict} | {families} | {worst} | {anonymeter} | {sdmetrics} | {syntheval} |")
     return lines

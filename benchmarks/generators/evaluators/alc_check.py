@@ -9,6 +9,7 @@ Usage: python benchmarks/generators/evaluators/alc_check.py   (the main environm
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -24,6 +25,7 @@ EXIT_CODES = {0: "pass or inconclusive", 4: "flagged"}
 
 def check(dataset: str, release: Path, release_digest: str) -> None:
     output = WORK / "alc-check" / dataset / release.stem
+    shutil.rmtree(output, ignore_errors=True)  # a remade release: check refuses a folder holding another release's results
     command = [str(Path(sys.executable).with_name("alc-dask")), "check", str(original_of(release)), str(release)]
     command += ["--control", str(dataset_folder(dataset) / "control.parquet"), "--output", str(output)]
     start = time.perf_counter()

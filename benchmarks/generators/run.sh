@@ -45,7 +45,7 @@ echo "== releases"
 .venvs/smartnoise/bin/python gen_smartnoise.py --seed "$SEED" $KEEP
 
 echo "== evaluators"
-PYTHONPATH="$ROOT" "$MAIN" evaluators/alc_check.py
+"$MAIN" evaluators/alc_check.py
 .venvs/anonymeter/bin/python evaluators/anonymeter_eval.py
 .venvs/sdv/bin/python evaluators/sdmetrics_eval.py
 .venvs/syntheval/bin/python evaluators/syntheval_eval.py

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import time
+from importlib.metadata import version
 from pathlib import Path
 
 import _paths  # noqa: F401
@@ -20,6 +21,7 @@ from common import WORK, append_result, dataset_folder, original_of, pending
 
 EVALUATOR = "alc_dask"
 RESULTS = WORK / "results" / f"{EVALUATOR}.jsonl"
+ALC_DASK_VERSION = version("alc-dask")
 EXIT_CODES = {0: "pass or inconclusive", 4: "flagged"}
 
 
@@ -34,7 +36,7 @@ def check(dataset: str, release: Path, release_digest: str) -> None:
     if finished.returncode not in EXIT_CODES:
         raise RuntimeError(f"{' '.join(command)} exited {finished.returncode}: {finished.stderr[-2000:]}")
     verdict = json.loads((output / "verdict.json").read_text())
-    base = {"dataset": dataset, "release": release.stem, "digest": release_digest, "evaluator": EVALUATOR}
+    base = {"dataset": dataset, "release": release.stem, "digest": release_digest, "evaluator": EVALUATOR, "version": ALC_DASK_VERSION}
     append_result(RESULTS, base | {"measure": "verdict", "verdict": verdict["verdict"], "exit_code": finished.returncode, "seconds": seconds})
     for evaluation in verdict["evaluations"]:
         headline = evaluation["headline"]

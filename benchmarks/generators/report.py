@@ -47,6 +47,7 @@ def read_results() -> pd.DataFrame:
     current = {(dataset, release): digest(path) for dataset in datasets_present() for path in release_paths(dataset) for release in [path.stem]}
     frame = frame[[current.get(key) == measured for key, measured in zip(zip(frame["dataset"], frame["release"]), frame["digest"])]]
     # a release remade since it was measured (or removed) leaves its old measurements out
+    frame = frame.drop_duplicates(["dataset", "release", "evaluator", "measure"], keep="last")
     order = {name: rank for rank, name in enumerate(RELEASE_ORDER)}
     return frame.assign(rank=frame["release"].map(order).fillna(len(order))).sort_values(["dataset", "rank", "evaluator"], kind="stable")
 

@@ -104,6 +104,12 @@ def pending(results: Path) -> list[tuple[str, Path, str]]:
     return todo
 
 
+def control_of(release: Path) -> Path:
+    """The release's non-members: control.parquet unless its sidecar names another file (as large as its original)."""
+    meta = json.loads(release.with_suffix(".json").read_text())
+    return release.parent.parent / meta.get("control", "control.parquet")
+
+
 def original_of(release: Path) -> Path:
     """The release's training rows: members.parquet unless its sidecar names another file."""
     meta = json.loads(release.with_suffix(".json").read_text())

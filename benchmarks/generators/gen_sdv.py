@@ -5,7 +5,8 @@
   benchmark fits its time budget on 2 cores (``--ctgan-epochs``, ``--tvae-epochs``).
 - ``sdv_ctgan_overfit``: CTGAN on a small training set (``--overfit-rows`` members) for many epochs
   (``--overfit-epochs``): a generator that memorises. Its original is those rows alone
-  (``members_overfit.parquet``), as it never saw the other members.
+  (``members_overfit.parquet``), as it never saw the other members, and its control as many
+  non-members (``control_overfit.parquet``): singling out reads a control of another size only as a range.
 
 Each release has as many rows as its training set. Seeds: python, numpy and torch are seeded before
 each fit and each sample; torch's CPU kernels (multi-threaded reductions) remain the only
@@ -67,9 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     torch.set_num_threads(2)
     for dataset in args.datasets or datasets_present():
-        members, _ = read_split(dataset)
+        members, control = read_split(dataset)
         overfit_members = members.head(args.overfit_rows)
         overfit_members.to_parquet(dataset_folder(dataset) / "members_overfit.parquet", index=False)
+        control.head(args.overfit_rows).to_parquet(dataset_folder(dataset) / "control_overfit.parquet", index=False)
         for name, (make, params) in synthesizers(metadata_of(members), args).items():
             if (args.only and name not in args.only) or (args.skip_existing and (releases_folder(dataset) / f"{name}.parquet").exists()):
                 continue
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             seconds = time.perf_counter() - start
             meta = {"name": name, "kind": "generator", "tool": "sdv", "version": _sdv_version(), "seed": args.seed, "seconds": seconds, **params}
             if name == "sdv_ctgan_overfit":
-                meta["members"] = "members_overfit.parquet"
+                meta |= {"members": "members_overfit.parquet", "control": "control_overfit.parquet"}
             write_release(generated, dataset, name, training, meta)
             print(f"{dataset}/{name}: {len(generated)} rows in {seconds:.0f} s", flush=True)
     return 0

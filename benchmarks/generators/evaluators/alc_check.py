@@ -17,7 +17,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import _paths  # noqa: F401
-from common import WORK, append_result, dataset_folder, original_of, pending
+from common import WORK, append_result, control_of, original_of, pending
 
 EVALUATOR = "alc_dask"
 RESULTS = WORK / "results" / f"{EVALUATOR}.jsonl"
@@ -29,7 +29,7 @@ def check(dataset: str, release: Path, release_digest: str) -> None:
     output = WORK / "alc-check" / dataset / release.stem
     shutil.rmtree(output, ignore_errors=True)  # a remade release: check refuses a folder holding another release's results
     command = [str(Path(sys.executable).with_name("alc-dask")), "check", str(original_of(release)), str(release)]
-    command += ["--control", str(dataset_folder(dataset) / "control.parquet"), "--output", str(output)]
+    command += ["--control", str(control_of(release)), "--output", str(output)]
     start = time.perf_counter()
     finished = subprocess.run(command, capture_output=True, text=True)
     seconds = time.perf_counter() - start

@@ -19,7 +19,7 @@ import _paths  # noqa: F401
 import numpy as np
 import pandas as pd
 from anonymeter.evaluators import InferenceEvaluator, LinkabilityEvaluator, SinglingOutEvaluator
-from common import WORK, append_result, categorical_columns, continuous_columns, dataset_folder, original_of, pending
+from common import WORK, append_result, categorical_columns, continuous_columns, control_of, original_of, pending
 
 EVALUATOR = "anonymeter"
 RESULTS = WORK / "results" / f"{EVALUATOR}.jsonl"
@@ -64,7 +64,7 @@ def _singling_out(original, release, control, attacks: int, mode: str):
 def main() -> int:
     for dataset, path, release_digest in pending(RESULTS):
         original, release = pd.read_parquet(original_of(path)), pd.read_parquet(path)
-        control = pd.read_parquet(dataset_folder(dataset) / "control.parquet")
+        control = pd.read_parquet(control_of(path))
         base = {"dataset": dataset, "release": path.stem, "digest": release_digest, "evaluator": EVALUATOR, "version": version("anonymeter")}
         total = 0.0
         for measure, run in evaluators(original, release, control).items():

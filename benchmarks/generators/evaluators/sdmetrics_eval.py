@@ -23,7 +23,7 @@ from importlib.metadata import version
 import _paths  # noqa: F401
 import numpy as np
 import pandas as pd
-from common import WORK, append_result, categorical_columns, continuous_columns, dataset_folder, original_of, pending
+from common import WORK, append_result, categorical_columns, continuous_columns, control_of, original_of, pending
 from sdmetrics.single_table import DCROverfittingProtection, DisclosureProtectionEstimate
 
 EVALUATOR = "sdmetrics"
@@ -60,7 +60,7 @@ def measures(original: pd.DataFrame, release: pd.DataFrame, control: pd.DataFram
 def main() -> int:
     for dataset, path, release_digest in pending(RESULTS):
         original, release = pd.read_parquet(original_of(path)), pd.read_parquet(path)
-        control = pd.read_parquet(dataset_folder(dataset) / "control.parquet")
+        control = pd.read_parquet(control_of(path))
         base = {"dataset": dataset, "release": path.stem, "digest": release_digest, "evaluator": EVALUATOR, "version": version("sdmetrics")}
         total = 0.0
         for measure, run in measures(original, release, control).items():

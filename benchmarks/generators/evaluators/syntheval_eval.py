@@ -20,7 +20,7 @@ from importlib.metadata import version
 import _paths  # noqa: F401
 import numpy as np
 import pandas as pd
-from common import WORK, append_result, categorical_columns, dataset_folder, original_of, pending
+from common import WORK, append_result, categorical_columns, control_of, original_of, pending
 from syntheval import AnalysisConfig, SynthEval
 
 EVALUATOR = "syntheval"
@@ -68,7 +68,7 @@ def _number(value) -> float | None:
 
 def main() -> int:
     for dataset, path, release_digest in pending(RESULTS):
-        original, release, control = (capped(pd.read_parquet(source)) for source in (original_of(path), path, dataset_folder(dataset) / "control.parquet"))
+        original, release, control = (capped(pd.read_parquet(source)) for source in (original_of(path), path, control_of(path)))
         base = {"dataset": dataset, "release": path.stem, "digest": release_digest, "evaluator": EVALUATOR, "version": version("syntheval")}
         total = 0.0
         for metric in METRICS:

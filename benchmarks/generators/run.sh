@@ -42,7 +42,7 @@ KEEP=${KEEP_RELEASES:+--skip-existing}
 echo "== releases"
 "$MAIN" releases.py --seed "$SEED"
 .venvs/sdv/bin/python gen_sdv.py --seed "$SEED" $KEEP
-.venvs/smartnoise/bin/python gen_smartnoise.py --seed "$SEED" $KEEP
+.venvs/smartnoise/bin/python gen_smartnoise.py --seed "$SEED" --aim-rounds "${AIM_ROUNDS:-30}" $KEEP
 
 echo "== evaluators"
 "$MAIN" evaluators/alc_check.py

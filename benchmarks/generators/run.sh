@@ -5,7 +5,8 @@
 # requirements/NAME.txt, constrained by requirements/NAME.lock), splits the data, makes the releases,
 # runs every evaluator and writes RESULTS.md's tables and generators.png. Tens of minutes on 2 cores.
 # Environment: SEED (default 0), DATASETS (default: every one present), MAIN_VENV (default: the repo's .venv),
-# KEEP_RELEASES=1 to reuse releases already made (evaluators always skip a release they measured as it is).
+# KEEP_RELEASES=1 to reuse releases already made. Evaluators skip a release they already measured byte for byte
+# (results in work/results/*.jsonl): remove benchmarks/generators/work for a run from scratch.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)

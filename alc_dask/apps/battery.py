@@ -18,8 +18,10 @@ The defaults, and why:
   synthetic or perturbed release is judged by the attacks on it instead; run identification in a
   job to forecast it anyway.
 - **With a control table only** (they compare members with non-members): singling out
-  (univariate, and multivariate on ``SINGLING_OUT_COLUMNS`` columns), linkability (the
-  quasi-identifiers against up to three other columns), inference of each secret from up to
+  (univariate, and multivariate on ``SINGLING_OUT_COLUMNS`` columns), linkability (the first
+  half of the columns against the other half, as Anonymeter's examples split them: measured on the
+  generators benchmark, four quasi-identifiers against three other columns linked a copy of tx2019's
+  24 columns for 10% of people where the halves link it for 99.7%), inference of each secret from up to
   ``INFERENCE_KNOWN`` other columns, each with ``N_ATTACKS`` attacks; membership by distance ratio
   at the same population's skew.
 """
@@ -97,7 +99,7 @@ def battery_entries(original: pd.DataFrame, release: pd.DataFrame, has_control: 
             {"family": "singling_out", "mode": "univariate", "n_attacks": N_ATTACKS},
             {"family": "singling_out", "mode": "multivariate", "n_cols": min(SINGLING_OUT_COLUMNS, len(columns)), "n_attacks": N_ATTACKS},
         ],
-        "linkability": _linkability(columns, quasi),
+        "linkability": _linkability(columns),
         "inference": [
             {"family": "inference", "secret": secret, "aux_cols": [c for c in columns if c != secret][:INFERENCE_KNOWN], "n_attacks": N_ATTACKS}
             for secret in secrets
@@ -108,11 +110,11 @@ def battery_entries(original: pd.DataFrame, release: pd.DataFrame, has_control: 
     return [entry for family in FAMILIES if family in wanted for entry in entries[family]]
 
 
-def _linkability(columns: list[str], quasi: list[str]) -> list[dict]:
-    rest = [c for c in columns if c not in quasi][:3]
-    if not quasi or not rest:
+def _linkability(columns: list[str]) -> list[dict]:
+    half = len(columns) // 2
+    if half == 0:
         return []
-    return [{"family": "linkability", "aux_cols": [quasi, rest], "n_neighbors": 10, "n_attacks": N_ATTACKS}]
+    return [{"family": "linkability", "aux_cols": [columns[:half], columns[half:]], "n_neighbors": 10, "n_attacks": N_ATTACKS}]
 
 
 def battery_job(original_path: str, release_path: str, control_path: str | None, output: str, entries: list[dict], seed: int = 0) -> dict:

@@ -17,7 +17,15 @@ def risk_intervals(table: pd.DataFrame) -> bytes:
     ax.errorbar(risk, positions, xerr=spread, fmt="o", color="black", capsize=3, label="risk (interval)")
     ax.scatter(rows["attack_rate"], positions + 0.18, marker="^", color="tab:red", s=22, label="attack rate")
     ax.scatter(rows["control_rate"], positions - 0.18, marker="v", color="tab:blue", s=22, label="control rate")
-    ax.set_yticks(positions, [f"{setting} ({release})" for setting, release in zip(rows["setting"], rows["release"])])
+    ax.set_yticks(positions, [_short(f"{setting} ({release})") for setting, release in zip(rows["setting"], rows["release"])])
     ax.set(xlabel="privacy risk and success rates", xlim=(-0.02, 1.02))
     ax.legend(loc="lower right", fontsize="small", framealpha=0.7)
     return png_bytes(fig)
+
+
+LABEL_CHARACTERS = 48
+"""The longest tick label: a linkability of many columns would push the axes out of the figure (its table names them all)."""
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= LABEL_CHARACTERS else label[: LABEL_CHARACTERS - 1] + "…"

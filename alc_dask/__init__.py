@@ -16,6 +16,7 @@ _EXPORTS = {
     "register_attack": "alc_dask.attacks.registry",
     "run_attack": "alc_dask.families.alc.loop",
     "run_job": "alc_dask.engine",
+    "worst_columns": "alc_dask.apps.worst_columns",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

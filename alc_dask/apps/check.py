@@ -81,23 +81,11 @@ def run_check(inputs: CheckInputs, output: str | os.PathLike, families=None, see
     from alc_dask.jobs import validate_job
     from alc_dask.report import summarize, write_report
     from alc_dask.report.exposure import exposure_of_results
-    from alc_dask.results.files import write_file
 
     output = Path(output)
-    paths = dict(inputs.paths)
-    for role, table in (("original", inputs.original), ("release", inputs.release), ("control", inputs.control)):
-        if table is not None and paths.get(role) is None:
-            paths[role] = str((output / "data" / f"{role}.parquet").resolve())
-            write_file(paths[role], table.to_parquet(index=False))
+    paths = engine_paths(inputs, output)
     entries = battery_entries(inputs.original, inputs.release, inputs.control is not None, families)
-    job = battery_job(
-        str(Path(paths["original"]).resolve()),
-        str(Path(paths["release"]).resolve()),
-        None if inputs.control is None else str(Path(paths["control"]).resolve()),
-        str(output.resolve()),
-        entries,
-        seed,
-    )
+    job = battery_job(paths["original"], paths["release"], paths["control"], str(output.resolve()), entries, seed)
     spec = validate_job(job, "the check's battery")
     started = time.perf_counter()
     with connect(workers=workers) as client:
@@ -106,6 +94,19 @@ def run_check(inputs: CheckInputs, output: str | os.PathLike, families=None, see
     exposure = exposure_of_results(output)
     write_report(summarize(scores), output / "report", title="alc_dask check: the default battery on one release", exposure=exposure)
     return CheckRun(scores, output, seconds, _seconds_per_family(scores))
+
+
+def engine_paths(inputs: CheckInputs, output: Path) -> dict[str, str | None]:
+    """Where the engine reads each table (role -> absolute path, None for no control table): its file,
+    or for a table given as a DataFrame, a copy written to ``output/data/<role>.parquet``."""
+    from alc_dask.results.files import write_file
+
+    paths = dict(inputs.paths)
+    for role, table in (("original", inputs.original), ("release", inputs.release), ("control", inputs.control)):
+        if table is not None and paths.get(role) is None:
+            paths[role] = str((output / "data" / f"{role}.parquet").resolve())
+            write_file(paths[role], table.to_parquet(index=False))
+    return {role: None if paths.get(role) is None else str(Path(paths[role]).resolve()) for role in ("original", "release", "control")}
 
 
 def _seconds_per_family(scores: pd.DataFrame) -> dict[str, float]:

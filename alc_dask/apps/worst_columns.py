@@ -1,0 +1,225 @@
+"""``alc_dask.worst_columns``: the strongest attack over the subsets of columns an attacker may know,
+reported honestly.
+
+A release judged on one choice of known columns may leak through another: two columns that say
+little each can identify people together. The search (``worst_columns_search``) tries the subsets,
+each as one evaluation of its family run by the normal engine (local cluster or a Dask cluster):
+the ALC or Anonymeter's inference of a secret, or membership. Taking the best of many subsets
+measured on the same people would report luck as a leak, so the targets are split in two halves
+by the seed (``worst_columns_measures``): the subset is *chosen* on one half and *measured* on the
+other, which played no part in choosing it. The result states how many subsets were tried, the
+chosen subset, its held-out measure with its interval and label, and the selection half's beside it.
+
+Its files, in the output folder: ``worst_columns.json`` (the result), ``subsets.parquet`` (each
+subset tried, its phase and selection figure) and ``runs/`` (the engine's results of every evaluation).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from alc_dask.apps.check import CheckInputs, Table, engine_paths, read_inputs
+from alc_dask.apps.worst_columns_measures import (
+    FAMILIES,
+    HELD_OUT,
+    SELECTION,
+    AlcSubsets,
+    Halves,
+    InferenceSubsets,
+    MembershipSubsets,
+    SubsetAttack,
+    measured_on,
+)
+from alc_dask.apps.worst_columns_report import WorstColumns
+from alc_dask.apps.worst_columns_search import Tried, search
+from alc_dask.errors import OptionError
+
+DEFAULT_MAX_SIZE = 2
+DEFAULT_BUDGET = 50
+DEFAULT_TARGETS = 2000
+"""The battery's attacks per inference evaluation: 1000 a half, a 95% interval of about ±3 points on a rate near 0.5."""
+NEEDS_CONTROL = ("inference", "membership")
+COLUMNS_FIELD = {"alc": "known", "inference": "aux_cols", "membership": "columns"}
+"""Where each family's parameters name the columns known."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """A search asked for, checked against the tables: which family, secret and candidate columns, how far to search."""
+
+    family: str
+    secret: str | None
+    candidates: tuple[str, ...]
+    max_size: int
+    budget: int
+    targets: int
+    seed: int
+
+    def settings(self) -> dict:
+        return {"family": self.family, "secret": self.secret, "candidates": list(self.candidates)} | {
+            name: getattr(self, name) for name in ("max_size", "budget", "targets", "seed")
+        }
+
+
+def worst_columns(
+    original: Table,
+    release: Table,
+    secret: str | None = None,
+    control: Table | None = None,
+    *,
+    family: str | None = None,
+    columns: list[str] | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
+    budget: int = DEFAULT_BUDGET,
+    targets: int = DEFAULT_TARGETS,
+    seed: int = 0,
+    output: str | os.PathLike | None = None,
+    progress: bool = False,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    client=None,
+) -> WorstColumns:
+    """Search the subsets of ``columns`` (default: every column of the release but the secret) for
+    the strongest attack of ``family`` (default: ``alc`` given a ``secret``, else ``membership``):
+    every subset of up to ``max_size`` columns, then greedy forward selection, at most ``budget``
+    evaluations of ``targets`` targets each. Chosen on one half of the targets, measured on the
+    other. Runs on ``client``, else the cluster at ``scheduler``, else a local one of ``workers``
+    processes; writes to ``output`` (default: a new temporary folder). Bad input raises an
+    ``InputError`` before any cluster starts."""
+    inputs = read_inputs(original, release, control)
+    request = request_of(inputs, secret, family, columns, max_size, budget, targets, seed)
+    folder = Path(output) if output is not None else Path(tempfile.mkdtemp(prefix="alc-dask-worst-columns-"))
+    from alc_dask.engine import OnDemandClient
+
+    with OnDemandClient(client, scheduler, workers) as cluster:
+        return run_search(request, inputs, folder, cluster, progress)
+
+
+def request_of(inputs: CheckInputs, secret, family, columns, max_size, budget, targets, seed) -> Request:
+    """The request checked: each problem one ``OptionError`` naming the argument (and its option)."""
+    family = family or ("alc" if secret is not None else "membership")
+    if family not in FAMILIES:
+        raise OptionError(f"family (--family): {family!r} is not a family the search runs; it runs {list(FAMILIES)}")
+    original, released = list(inputs.original.columns), [c for c in inputs.original.columns if c in set(inputs.release.columns)]
+    if family == "membership" and secret is not None:
+        raise OptionError(f"secret (--secret): membership infers no secret; leave {secret!r} out, or give --family alc or inference")
+    if family != "membership":
+        if secret is None:
+            raise OptionError(f"secret (--secret): family {family} infers a secret: name its column")
+        if secret not in original:
+            raise OptionError(f"secret (--secret): {secret!r} is not a column of the original table; it has {original}")
+        if secret not in released:
+            raise OptionError(f"secret (--secret): {secret!r} is not a column of the release, so nothing of it can be inferred from the release")
+    if family in NEEDS_CONTROL and inputs.control is None:
+        raise OptionError(f"control (--control): family {family} compares members with non-members: give a control table of other people")
+    candidates = _candidates(released, secret, columns)
+    for name, value, least in (("budget", budget, 1), ("max_size", max_size, 1), ("targets", targets, 2), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
+            raise OptionError(f"{name} (--{name.replace('_', '-')}): must be a whole number of at least {least}; got {value!r}")
+    if max_size > len(candidates):
+        raise OptionError(f"max_size (--max-size): {max_size} is more than the {len(candidates)} columns the attacker may know: {list(candidates)}")
+    return Request(family, secret, candidates, int(max_size), int(budget), int(targets), int(seed))
+
+
+def _candidates(released: list[str], secret: str | None, columns) -> tuple[str, ...]:
+    """The columns the attacker may know: those asked for (default: every column of the release but the secret), in the table's order."""
+    if columns is None:
+        return tuple(c for c in released if c != secret)
+    asked = list(columns)
+    for name in asked:
+        if name == secret:
+            raise OptionError(f"columns (--column): {name!r} is the secret; the attacker would know it already")
+        if name not in released:
+            raise OptionError(f"columns (--column): {name!r} is not a column of both the original table and the release; they share {released}")
+    if not asked:
+        raise OptionError("columns (--column): lists no column; leave it out to let the attacker know any column of the release")
+    return tuple(c for c in released if c in set(asked))
+
+
+def run_search(request: Request, inputs: CheckInputs, folder: Path, cluster, progress: bool = False) -> WorstColumns:
+    """The search of ``request`` on ``cluster`` (an ``OnDemandClient``), its files written to ``folder``."""
+    started = time.perf_counter()
+    folder.mkdir(parents=True, exist_ok=True)
+    attack = subset_attack(request, inputs)
+    rows = {"original": len(inputs.original)} | ({"control": len(inputs.control)} if inputs.control is not None else {})
+    rounds = SubsetRounds(request, attack, _job(request, attack, inputs, folder), folder / "runs", cluster, Halves(request.seed, rows), progress)
+    outcome = search(request.candidates, request.max_size, request.budget, rounds)
+    chosen = outcome.chosen
+    held_out = rounds.measure(chosen, HELD_OUT) if chosen is not None else None
+    result = WorstColumns.of(request.settings(), attack.headline, outcome, held_out, folder, time.perf_counter() - started)
+    result.write()
+    return result
+
+
+def subset_attack(request: Request, inputs: CheckInputs) -> SubsetAttack:
+    if request.family == "membership":
+        return MembershipSubsets(request.targets, len(inputs.original))
+    if request.family == "inference":
+        return InferenceSubsets(request.secret, request.targets)
+    return AlcSubsets(request.secret, request.targets, _floor_correct(inputs, request.secret))
+
+
+def _floor_correct(inputs: CheckInputs, secret: str) -> np.ndarray:
+    """Whether always guessing the secret's most common value is right, for each original row, on
+    the secret's codes as the engine encodes them (a continuous secret by its bins)."""
+    from alc_dask.data import Release
+
+    codes = Release.load(inputs.original, [inputs.release], control=inputs.control).secret_column(secret)
+    return codes == np.bincount(codes).argmax()
+
+
+def _job(request: Request, attack: SubsetAttack, inputs: CheckInputs, folder: Path) -> dict:
+    from alc_dask.apps.battery import battery_job
+
+    paths = engine_paths(inputs, folder)  # the battery's job around one entry of the family: its release and, for the ALC, its ML baseline
+    job = battery_job(
+        paths["original"], paths["release"], paths["control"], str((folder / "runs").resolve()), [attack.entry(request.candidates[:1])], request.seed
+    )
+    return job | {"name": "worst-columns"} | attack.job_settings()
+
+
+class SubsetRounds:
+    """Evaluates subsets for the search, a round at a time: each round one run of the engine into the
+    same results folder (so a search run again resumes), each subset measured on the selection half."""
+
+    def __init__(self, request: Request, attack: SubsetAttack, job: dict, runs: Path, cluster, halves: Halves, progress: bool):
+        self.request, self.attack, self.job, self.runs, self.cluster, self.halves, self.progress = request, attack, job, runs, cluster, halves, progress
+        self.rows: dict[str, pd.Series] = {}
+
+    def __call__(self, subsets: list[tuple[str, ...]], phase: str) -> list[Tried]:
+        if not subsets:
+            return []
+        from alc_dask.engine import run_job
+        from alc_dask.jobs import validate_job
+
+        spec = validate_job(self.job | {"scenarios": [self.attack.entry(columns) for columns in subsets]}, "the worst-columns search")
+        scores = run_job(spec, client=self.cluster.get(), progress=self.progress)
+        field = COLUMNS_FIELD[self.request.family]
+        by_columns = {frozenset(json.loads(row["params"])[field]): row for _, row in scores.iterrows()}
+        rows = [by_columns[frozenset(columns)] for columns in subsets]
+        self.rows |= {row["scenario_id"]: row for row in rows}
+        measured = self._measured([row["scenario_id"] for row in rows if row["status"] == "ok"], SELECTION)
+        return [
+            Tried(columns, phase, row["scenario_id"], measured.get(row["scenario_id"]), None if row["status"] == "ok" else f"{row['status']}: {row['error']}")
+            for columns, row in zip(subsets, rows, strict=True)
+        ]
+
+    def measure(self, item: Tried, half: str):
+        return self._measured([item.scenario_id], half)[item.scenario_id]
+
+    def _measured(self, scenario_ids: list[str], half: str) -> dict:
+        from alc_dask.results import read_predictions
+
+        if not scenario_ids:
+            return {}
+        predictions = read_predictions(self.runs, scenario_ids)
+        by_id = dict(tuple(predictions.groupby("scenario_id", sort=False)))
+        return {sid: measured_on(self.attack, by_id[sid], self.rows[sid], self.halves, half) for sid in scenario_ids}

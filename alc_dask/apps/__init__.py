@@ -6,7 +6,14 @@ Each application's work is in its module (``demo``, ``reproduction``, ``stress``
 --help`` stays quick. ``APP_COMMANDS`` is the one list the core CLI (``alc_dask.cli``) adds.
 """
 
-from alc_dask.apps import check_command, demo_command, paper_command, score_command, stress_command
+from alc_dask.apps import check_command, demo_command, paper_command, score_command, stress_command, worst_columns_command
 
-APP_COMMANDS = (check_command.check, score_command.score, stress_command.stress, demo_command.demo, paper_command.paper)
+APP_COMMANDS = (
+    check_command.check,
+    worst_columns_command.worst_columns,
+    score_command.score,
+    stress_command.stress,
+    demo_command.demo,
+    paper_command.paper,
+)
 """Named through their modules: a command bound here as ``demo`` would hide the module ``alc_dask.apps.demo``."""

@@ -29,10 +29,17 @@ TOP_EVIDENCE = 5
 )
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of every evaluation.")
 @click.option("--strict", is_flag=True, help="Exit 4 on an inconclusive verdict too.")
-def check(original: Path, release: Path, control: Path | None, output: Path, seed: int, strict: bool) -> None:
+@click.option(
+    "--worst-columns",
+    is_flag=True,
+    help="Also search the subsets of known columns for the strongest attack on each secret (and membership, with --control); "
+    "up to 50 evaluations each, so many times the battery's time (see `alc-dask worst-columns`).",
+)
+def check(original: Path, release: Path, control: Path | None, output: Path, seed: int, strict: bool, worst_columns: bool) -> None:
     """Run the default battery (every family the inputs allow) on RELEASE of ORIGINAL; print the verdict.
 
-    Exits 0 on pass, 4 on flagged; inconclusive exits 0 with a warning line (4 with --strict)."""
+    Exits 0 on pass, 4 on flagged; inconclusive exits 0 with a warning line (4 with --strict). With
+    --worst-columns, a subset of known columns whose held-out measure is flagged exits 4 too."""
     from alc_dask.apps.check import read_inputs, run_check
     from alc_dask.report.verdict import verdict_lines, verdict_of, write_verdict
 
@@ -44,8 +51,20 @@ def check(original: Path, release: Path, control: Path | None, output: Path, see
     click.echo(f"Verdict: {path}\nReport: {(output / 'report' / 'report.html').resolve()}")
     if verdict.verdict == "inconclusive":
         click.echo(f"warning: the verdict is inconclusive: {settle_hint(verdict)}", err=True)
-    if verdict.verdict == "flagged" or (strict and verdict.verdict == "inconclusive"):
+    worst_flagged = worst_columns and searched_worst_columns(inputs, output / "worst-columns", seed)
+    if verdict.verdict == "flagged" or worst_flagged or (strict and verdict.verdict == "inconclusive"):
         sys.exit(EXIT_RELEASE_FLAGGED)
+
+
+def searched_worst_columns(inputs, folder: Path, seed: int) -> bool:
+    """Run and print the worst-columns searches of ``--worst-columns``; whether one is flagged."""
+    from alc_dask.apps.worst_columns import battery_searches
+
+    results = battery_searches(inputs, folder, seed)
+    for result in results:
+        click.echo("\n".join(result.lines()))
+    click.echo(f"Worst columns: {folder.resolve()}")
+    return any(result.label == "flagged" for result in results)
 
 
 def settle_hint(verdict) -> str:

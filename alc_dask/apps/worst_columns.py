@@ -223,3 +223,22 @@ class SubsetRounds:
         predictions = read_predictions(self.runs, scenario_ids)
         by_id = dict(tuple(predictions.groupby("scenario_id", sort=False)))
         return {sid: measured_on(self.attack, by_id[sid], self.rows[sid], self.halves, half) for sid in scenario_ids}
+
+
+def battery_searches(inputs: CheckInputs, folder: Path, seed: int = 0, workers: int | None = None) -> list[WorstColumns]:
+    """``check --worst-columns``: a search of the ALC per secret of the battery, and of membership
+    given a control table, at the default settings, each in its own folder under ``folder``."""
+    from alc_dask.apps.battery import secrets_of
+    from alc_dask.engine import OnDemandClient
+    from alc_dask.jobs.spec import safe_label
+
+    released = set(inputs.release.columns)
+    wanted = [(secret, "alc") for secret in secrets_of(inputs.original) if secret in released]
+    wanted += [(None, "membership")] if inputs.control is not None else []
+    requests = []
+    for secret, family in wanted:
+        others = len([c for c in inputs.original.columns if c in released and c != secret])
+        if others:
+            requests.append(request_of(inputs, secret, family, None, min(DEFAULT_MAX_SIZE, others), DEFAULT_BUDGET, DEFAULT_TARGETS, seed))
+    with OnDemandClient(None, None, workers) as cluster:
+        return [run_search(request, inputs, folder / safe_label(request.secret or "membership"), cluster) for request in requests]

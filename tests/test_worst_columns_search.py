@@ -10,7 +10,7 @@ from alc_dask.apps.check import read_inputs
 from alc_dask.apps.worst_columns import DEFAULT_BUDGET, DEFAULT_MAX_SIZE, DEFAULT_TARGETS, request_of
 from alc_dask.apps.worst_columns_command import worst_columns as command
 from alc_dask.apps.worst_columns_measures import HELD_OUT, SELECTION, Halves, Measured
-from alc_dask.apps.worst_columns_search import EXHAUSTIVE, GREEDY, Tried, exhaustive_count, search, strongest
+from alc_dask.apps.worst_columns_search import EXHAUSTIVE, GREEDY, Tried, exhaustive_count, fitting_size, search, strongest
 from alc_dask.cli import main
 from alc_dask.cli_exit_codes import EXIT_BAD_INPUT
 from alc_dask.errors import OptionError
@@ -40,15 +40,25 @@ def test_every_subset_up_to_the_size_then_greedy_from_the_strongest_of_that_size
     assert "made the attack stronger" in outcome.stopped and outcome.count(GREEDY) == 5
 
 
-def test_the_budget_caps_every_phase():
+def test_the_budget_caps_every_phase_and_a_size_that_does_not_fit_is_a_seeded_sample():
     evaluate, rounds = scored_by(len)
-    cut = search(COLUMNS, 2, 7, evaluate)
+    cut = search(COLUMNS, 2, 7, evaluate, seed=1)
     assert len(cut.tried) == 7 and cut.count(GREEDY) == 0 and "budget spent before" in cut.stopped
+    pairs = [item.columns for item in cut.tried[5:]]
+    assert len(set(pairs)) == 2 and all(len(pair) == 2 and list(pair) == sorted(pair) for pair in pairs)
+    samples = {tuple(item.columns for item in search(COLUMNS, 2, 7, scored_by(len)[0], seed=seed).tried[5:]) for seed in range(6)}
+    assert tuple(pairs) in samples and len(samples) > 1  # seeded: another seed, other pairs
+    assert len(search(COLUMNS, 2, 14, scored_by(len)[0]).tried) == 14  # all but one pair, drawn without repeats
     evaluate, rounds = scored_by(len)
     greedy = search(COLUMNS, 1, 8, evaluate)
     assert [len(subsets) for _, subsets in rounds] == [5, 3] and greedy.stopped == "budget spent"
     evaluate, _ = scored_by(len)
     assert search(COLUMNS, 5, 100, evaluate).stopped == "every column is known"
+
+
+def test_the_largest_size_that_fits_the_budget():
+    assert [fitting_size(14, budget, 2) for budget in (5, 14, 104, 105)] == [1, 1, 1, 2]
+    assert fitting_size(8, 50, 3) == 2 and fitting_size(3, 50, 3) == 3
 
 
 def test_a_tie_goes_to_fewer_columns_and_an_unmeasured_subset_is_never_chosen():

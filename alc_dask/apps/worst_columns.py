@@ -39,7 +39,7 @@ from alc_dask.apps.worst_columns_measures import (
     measured_on,
 )
 from alc_dask.apps.worst_columns_report import WorstColumns
-from alc_dask.apps.worst_columns_search import Tried, search
+from alc_dask.apps.worst_columns_search import Tried, fitting_size, search
 from alc_dask.errors import OptionError
 
 DEFAULT_MAX_SIZE = 2
@@ -151,7 +151,7 @@ def run_search(request: Request, inputs: CheckInputs, folder: Path, cluster, pro
     attack = subset_attack(request, inputs)
     rows = {"original": len(inputs.original)} | ({"control": len(inputs.control)} if inputs.control is not None else {})
     rounds = SubsetRounds(request, attack, _job(request, attack, inputs, folder), folder / "runs", cluster, Halves(request.seed, rows), progress)
-    outcome = search(request.candidates, request.max_size, request.budget, rounds)
+    outcome = search(request.candidates, request.max_size, request.budget, rounds, request.seed)
     chosen = outcome.chosen
     held_out = rounds.measure(chosen, HELD_OUT) if chosen is not None else None
     result = WorstColumns.of(request.settings(), attack.headline, outcome, held_out, folder, time.perf_counter() - started)
@@ -227,7 +227,9 @@ class SubsetRounds:
 
 def battery_searches(inputs: CheckInputs, folder: Path, seed: int = 0, workers: int | None = None) -> list[WorstColumns]:
     """``check --worst-columns``: a search of the ALC per secret of the battery, and of membership
-    given a control table, at the default settings, each in its own folder under ``folder``."""
+    given a control table, each in its own folder under ``folder``: the default budget and targets,
+    every subset of up to the default size if they fit in the budget, else of single columns (and
+    then greedy steps)."""
     from alc_dask.apps.battery import secrets_of
     from alc_dask.engine import OnDemandClient
     from alc_dask.jobs.spec import safe_label
@@ -239,6 +241,7 @@ def battery_searches(inputs: CheckInputs, folder: Path, seed: int = 0, workers: 
     for secret, family in wanted:
         others = len([c for c in inputs.original.columns if c in released and c != secret])
         if others:
-            requests.append(request_of(inputs, secret, family, None, min(DEFAULT_MAX_SIZE, others), DEFAULT_BUDGET, DEFAULT_TARGETS, seed))
+            size = fitting_size(others, DEFAULT_BUDGET, DEFAULT_MAX_SIZE)  # the budget left to greedy steps, not to a sample of pairs
+            requests.append(request_of(inputs, secret, family, None, size, DEFAULT_BUDGET, DEFAULT_TARGETS, seed))
     with OnDemandClient(None, None, workers) as cluster:
         return [run_search(request, inputs, folder / safe_label(request.secret or "membership"), cluster) for request in requests]

@@ -3,7 +3,9 @@
 Every subset of up to ``max_size`` columns first (exhaustive: small subsets are where a leak of a
 few columns hides, and they are few), then greedy forward selection from the strongest subset of
 ``max_size`` columns: add the one column that makes the attack strongest, as long as that beats
-the subset it extends. Never more than ``budget`` subsets in all: each is a full evaluation.
+the subset it extends. Never more than ``budget`` subsets in all: each is a full evaluation. When
+the subsets of up to ``max_size`` columns do not all fit, those of the largest size are a seeded
+sample, and there is no greedy step.
 
 "Strongest" is judged on the selection half of the targets only (``alc_dask.apps.worst_columns_measures``);
 this module sees only those figures, never the held-out half's.
@@ -12,11 +14,12 @@ this module sees only those figures, never the held-out half's.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import combinations, islice
+from itertools import combinations
 
 from alc_dask.apps.worst_columns_measures import Measured
+from alc_dask.seeds import stream
 
 EXHAUSTIVE, GREEDY = "exhaustive", "greedy"
 
@@ -54,14 +57,31 @@ class SearchOutcome:
         return strongest(self.tried)
 
 
-def exhaustive_subsets(candidates: Sequence[str], max_size: int) -> Iterator[tuple[str, ...]]:
-    """Every subset of 1 to ``max_size`` candidates, smallest first, each in the candidates' order."""
+def exhaustive_subsets(candidates: Sequence[str], max_size: int, budget: int, seed: int) -> list[tuple[str, ...]]:
+    """Every subset of 1 to ``max_size`` candidates, smallest first, each in the candidates' order;
+    at most ``budget``: of the first size that does not fit whole, a seeded sample of its subsets
+    (the first in the table's order would favour the table's first columns)."""
+    subsets: list[tuple[str, ...]] = []
     for size in range(1, max_size + 1):
-        yield from combinations(candidates, size)
+        left = budget - len(subsets)
+        if math.comb(len(candidates), size) <= left:
+            subsets += combinations(candidates, size)
+            continue
+        rng = stream(seed, "worst columns sample", size)
+        drawn: set[tuple[int, ...]] = set()
+        while len(drawn) < left:
+            drawn.add(tuple(sorted(rng.choice(len(candidates), size, replace=False).tolist())))
+        return subsets + [tuple(candidates[i] for i in picked) for picked in sorted(drawn)]
+    return subsets
 
 
 def exhaustive_count(candidates: int, max_size: int) -> int:
     return sum(math.comb(candidates, size) for size in range(1, max_size + 1))
+
+
+def fitting_size(candidates: int, budget: int, most: int) -> int:
+    """The largest size, at most ``most`` (and at least 1), whose every subset fits in ``budget``."""
+    return max([1, *(size for size in range(1, most + 1) if exhaustive_count(candidates, size) <= budget)])
 
 
 def extensions(subset: tuple[str, ...], candidates: Sequence[str]) -> list[tuple[str, ...]]:
@@ -81,12 +101,12 @@ Evaluate = Callable[[list[tuple[str, ...]], str], list[Tried]]
 """Evaluates subsets (one round of the engine) in the named phase; returns them tried, in order."""
 
 
-def search(candidates: Sequence[str], max_size: int, budget: int, evaluate: Evaluate) -> SearchOutcome:
+def search(candidates: Sequence[str], max_size: int, budget: int, evaluate: Evaluate, seed: int = 0) -> SearchOutcome:
     """Exhaustive up to ``max_size`` columns, then greedy, within ``budget`` subsets (see the module)."""
-    first = list(islice(exhaustive_subsets(candidates, max_size), budget))
+    first = exhaustive_subsets(candidates, max_size, budget, seed)
     tried = evaluate(first, EXHAUSTIVE)
     if len(first) < exhaustive_count(len(candidates), max_size):
-        return SearchOutcome(tried, f"budget spent before every subset of up to {max_size} columns was tried")
+        return SearchOutcome(tried, f"budget spent before every subset of up to {max_size} columns was tried (a seeded sample of the largest)")
     current = strongest([item for item in tried if len(item.columns) == max_size])
     while True:
         left = budget - len(tried)

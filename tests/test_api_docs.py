@@ -8,6 +8,8 @@ import inspect
 
 import pytest
 
+from alc_dask.attacks import registry
+
 # The public API: what ``alc_dask`` and its subpackages export for users (the names the README shows);
 # None stands for the package's whole ``__all__``.
 API = {
@@ -52,7 +54,9 @@ def _doctests():
 
 
 @pytest.mark.parametrize("test", list(_doctests()))
-def test_example_runs(test):
+def test_example_runs(test, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # files an example writes
+    monkeypatch.setattr(registry, "_REGISTERED", dict(registry._REGISTERED))  # attacks an example registers stay in it
     test.globs = {}  # as a user pastes it: the example imports what it uses
     output = []
     runner = doctest.DocTestRunner(optionflags=FLAGS)

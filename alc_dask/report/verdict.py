@@ -71,7 +71,20 @@ class EvaluationVerdict(BaseModel):
 
 
 class Verdict(BaseModel):
-    """A release's verdict: its worst evaluation's label, with every evaluation behind it (``verdict.json``)."""
+    """A release's verdict: its worst evaluation's label, with every evaluation behind it (``verdict.json``).
+
+    Each family judges its evaluations on its own scale (flagged, inconclusive or pass, from its
+    headline's interval against its threshold), so one answer covers every family.
+
+    Examples
+    --------
+    On ``results``, the output folder of `run_job`'s example (an ALC and a membership evaluation of a copy of 500 people):
+
+    >>> from alc_dask.report.verdict import read_verdict
+    >>> verdict = read_verdict("results")
+    >>> verdict.verdict, [(e.family, e.label) for e in verdict.evaluations]
+    ('flagged', [('alc', 'flagged'), ('membership', 'inconclusive')])
+    """
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
@@ -88,8 +101,31 @@ class Verdict(BaseModel):
 
 
 def verdict_of(scores: pd.DataFrame, thresholds: Mapping[str, float] | None = None) -> Verdict:
-    """The verdict of a scores table (as ``read_scores`` returns it); ``thresholds`` overrides a
-    family's own threshold (family -> value)."""
+    """The verdict of a scores table: each successful evaluation labelled against its family's
+    threshold, worst first (a failed evaluation makes a pass inconclusive).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Scores of one or more families, as `read_scores` returns them.
+    thresholds : Mapping of str to float, optional
+        Family -> a threshold instead of the family's own (a job's ``audit.thresholds``).
+
+    Returns
+    -------
+    Verdict
+
+    Examples
+    --------
+    On ``results``, the output folder of `run_job`'s example (an ALC and a membership evaluation of a copy of 500 people):
+
+    >>> from alc_dask.report.verdict import verdict_of
+    >>> from alc_dask.results import read_scores
+    >>> verdict_of(read_scores("results")).verdict
+    'flagged'
+    >>> verdict_of(read_scores("results"), thresholds={"alc": 0.99}).verdict  # the ALC's interval now straddles it
+    'inconclusive'
+    """
     thresholds = dict(thresholds or {})
     ok = scores[scores["status"] == "ok"] if "status" in scores else scores
     failed = int((scores["status"] == "failed").sum()) if "status" in scores else 0
@@ -191,7 +227,28 @@ def write_verdict(verdict: Verdict, folder) -> str:
 
 
 def read_verdict(folder) -> Verdict | None:
-    """The ``verdict.json`` at the root of ``folder``, or None when there is none."""
+    """The ``verdict.json`` at the root of ``folder`` (what `run_job` and ``alc-dask check`` write).
+
+    Parameters
+    ----------
+    folder : path or URL
+        A results folder.
+
+    Returns
+    -------
+    Verdict or None
+        None when the folder holds no verdict.
+
+    Examples
+    --------
+    On ``results``, the output folder of `run_job`'s example (an ALC and a membership evaluation of a copy of 500 people):
+
+    >>> from alc_dask.report.verdict import read_verdict
+    >>> read_verdict("results").thresholds
+    {'alc': 0.5, 'membership': 0.5}
+    >>> read_verdict("no-results-here") is None
+    True
+    """
     from alc_dask.results.files import join, read_bytes
 
     data = read_bytes(join(folder, "verdict.json"))

@@ -36,19 +36,61 @@ MAX_NUDGES = 100
 
 @dataclass(frozen=True)
 class TruthReleases:
-    """The members, the control table and every known-truth release (name -> its anonymized table)."""
+    """The members, the control table and every known-truth release (name -> its anonymized table).
+
+    Attributes
+    ----------
+    members : pandas.DataFrame
+        The original: the people every release is made from.
+    control : pandas.DataFrame
+        Other people of the same population, never released.
+    releases : dict of str to pandas.DataFrame
+        ``copy``, ``noisy_5``, ``noisy_10``, ``noisy_20``, ``marginals`` and ``bootstrap``.
+
+    Examples
+    --------
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> truth = truth_releases(rows=500)
+    >>> release = truth.release("noisy_5")  # a Release: the members, the noisy copy and the control
+    >>> release.original.n_rows, release.control.n_rows
+    (500, 500)
+    """
 
     members: pd.DataFrame
     control: pd.DataFrame
     releases: dict[str, pd.DataFrame]
 
     def release(self, name: str, **load) -> Release:
-        """The release ``name`` loaded with the members as its original and the control table (``load``: ``Release.load``'s options)."""
+        """The release ``name`` loaded with the members as its original and the control table (``load``: `Release.load`'s options)."""
         return Release.load(self.members, [self.releases[name]], control=self.control, **load)
 
 
 def truth_releases(rows: int = 1000, seed: int = 0, control_rows: int | None = None) -> TruthReleases:
-    """``rows`` members and every known-truth release of them; ``control_rows`` (default ``rows``) other people as the control."""
+    """``rows`` members and every known-truth release of them: to check that an attack or a family
+    flags the releases that give members away and passes those that do not.
+
+    Parameters
+    ----------
+    rows : int, default 1000
+        Members (rows of the original).
+    seed : int, default 0
+        Seeds the population and every release.
+    control_rows : int, optional
+        Other people as the control table (default ``rows``).
+
+    Returns
+    -------
+    TruthReleases
+
+    Examples
+    --------
+    >>> from alc_dask.testing.truth import HARMLESS, LEAKING, truth_releases
+    >>> truth = truth_releases(rows=500)
+    >>> list(truth.members.columns[:4])
+    ['age', 'sex', 'region', 'education']
+    >>> LEAKING, HARMLESS
+    (('copy', 'noisy_5', 'noisy_10', 'noisy_20'), ('marginals', 'bootstrap'))
+    """
     members = make_population(rows, seed)
     control = make_population(rows if control_rows is None else control_rows, seed + 1)
     others = make_population(rows, seed + 2)

@@ -70,6 +70,11 @@ class EvaluationVerdict(BaseModel):
     """Every scalar measure of the evaluation, by name."""
 
 
+def _summary_as_description(schema: dict, model: type) -> None:
+    """The JSON Schema describes a model by its docstring's first paragraph, not its examples."""
+    schema["description"] = model.__doc__.split("\n\n")[0]
+
+
 class Verdict(BaseModel):
     """A release's verdict: its worst evaluation's label, with every evaluation behind it (``verdict.json``).
 
@@ -86,7 +91,7 @@ class Verdict(BaseModel):
     ('flagged', [('alc', 'flagged'), ('membership', 'inconclusive')])
     """
 
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(use_attribute_docstrings=True, json_schema_extra=_summary_as_description)
 
     schema_version: int = SCHEMA_VERSION
     """Raised when a field changes meaning or goes away; new fields keep it."""

@@ -53,4 +53,7 @@ def schema_files() -> dict[str, str]:
     from alc_dask.reference.job import job_schema
     from alc_dask.report.verdict import schema as verdict_schema
 
-    return {"reference/job.schema.json": json.dumps(job_schema(), indent=1, ensure_ascii=False) + "\n", "reference/verdict.schema.json": json.dumps(verdict_schema(), indent=1) + "\n"}
+    return {
+        "reference/job.schema.json": json.dumps(job_schema(), indent=1, ensure_ascii=False) + "\n",
+        "reference/verdict.schema.json": json.dumps(verdict_schema(), indent=1) + "\n",
+    }

@@ -2,7 +2,8 @@
 
 A page of ``docs/`` asks for a generated part with a marker line, ``<!-- reference:NAME -->``, which
 the site's build (``docs/hooks.py``) replaces by ``GENERATED[NAME]()``: the command line from the
-click commands, the job file from its pydantic models, ``verdict.json`` from its model. The JSON
+click commands, the job file from its pydantic models, ``verdict.json`` from its model, and a
+family's summary (``<!-- reference:family:NAME -->``) from the family class. The JSON
 Schemas of the job file and of ``verdict.json`` are published beside them (``schema_files``). The
 results' column lists are kept in the page itself (``alc_dask.results.columns``) and checked.
 """
@@ -13,7 +14,7 @@ import json
 import re
 from collections.abc import Callable
 
-MARKER = re.compile(r"^<!-- reference:(?P<name>[\w-]+) -->$", re.MULTILINE)
+MARKER = re.compile(r"^<!-- reference:(?P<name>[\w-]+)(?::(?P<argument>[\w-]+))? -->$", re.MULTILINE)
 
 
 def _cli() -> str:
@@ -34,7 +35,14 @@ def _verdict() -> str:
     return verdict_reference()
 
 
-GENERATED: dict[str, Callable[[], str]] = {"cli": _cli, "job": _job, "verdict": _verdict}
+def _family(name: str) -> str:
+    from alc_dask.reference.families import family_summary
+
+    return family_summary(name)
+
+
+GENERATED: dict[str, Callable[..., str]] = {"cli": _cli, "job": _job, "verdict": _verdict, "family": _family}
+"""Marker name -> its Markdown; ``family`` takes the family's name (``<!-- reference:family:membership -->``)."""
 
 
 def expand(text: str, where: str = "page") -> str:
@@ -43,7 +51,7 @@ def expand(text: str, where: str = "page") -> str:
     def generated(match: re.Match) -> str:
         if match["name"] not in GENERATED:
             raise KeyError(f"{where}: no generated reference is called {match['name']!r}; known: {', '.join(GENERATED)}")
-        return GENERATED[match["name"]]()
+        return GENERATED[match["name"]](*filter(None, [match["argument"]]))
 
     return MARKER.sub(generated, text)
 

@@ -127,7 +127,7 @@ class ReleaseSpec(Strict):
     rows_per_part: Annotated[int, Field(ge=1)] = ROWS_PER_PART
     generator: GeneratorSpec | None = None
 
-    @field_validator("anonymized", mode="before")
+    @field_validator("anonymized", mode="before", json_schema_input_type=str | list[str])
     @classmethod
     def _one_or_many(cls, value):
         return [value] if isinstance(value, str) else value

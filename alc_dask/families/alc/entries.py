@@ -30,7 +30,7 @@ class AlcJobSettings(AlcSettings):
     baselines: Annotated[list[Baseline], Field(min_length=1)] = ["ml"]
     targets: TargetSelector | None = None
 
-    @field_validator("attacks", mode="before")
+    @field_validator("attacks", mode="before", json_schema_input_type=Annotated[list[str | AttackSpec], Field(min_length=1)])
     @classmethod
     def _attack_names(cls, value):
         """``attacks: [best_row_match]`` is short for ``[{name: best_row_match}]``."""

@@ -13,7 +13,7 @@ def family_summary(name: str, reference: str = "../reference") -> str:
     family = get_family(name)
     threshold = family.threshold
     rows = [
-        "| | |",
+        f"| family | `{name}` |",
         "|---|---|",
         f"| headline measure | `{family.headline}`: {markdown_text(family.scale)} |",
         f"| threshold | {f'{threshold.value:g}: {markdown_text(threshold.source)}' if threshold else 'none: its evaluations are inconclusive in a verdict'} |",

@@ -72,7 +72,9 @@ def job_reference(model: type[BaseModel] | None = None) -> str:
     anchors: dict[str, str] = {ENTRY: "scenario-entries"}
     definitions = {**definitions, ENTRY: {"title": "scenario entry", "properties": {}}}
     tables = Tables(definitions, anchors)
-    tables.find_nested({"properties": {k: v for k, v in schema["properties"].items() if k != "scenarios"}}, "")
+    own = {key: field for key, field in schema["properties"].items() if key not in settings and key != "scenarios"}
+    tables.find_nested({"properties": own}, "")
+    tables.find_nested({"properties": {key: schema["properties"][key] for key in sorted(settings, key=list(schema["properties"]).index)}}, "")
     entries = [definition_name(entry) for entry in schema["properties"]["scenarios"]["items"]["anyOf"]]
     for name in entries:
         generate = definitions[name]["properties"].get("generate", {}).get("const")

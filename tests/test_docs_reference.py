@@ -149,7 +149,7 @@ def test_a_familys_summary_is_its_headline_and_threshold():
 
 def test_markers_are_expanded_and_an_unknown_one_is_an_error():
     text = "intro\n<!-- reference:family:privacy_models -->\nafter\n"
-    assert "`models_missed`" in expand(text) and expand(text).startswith("intro\n| |")
+    assert "`models_missed`" in expand(text) and expand(text).startswith("intro\n| family | `privacy_models` |")
     with pytest.raises(KeyError, match="page.md: no generated reference is called 'nope'"):
         expand("<!-- reference:nope -->\n", "page.md")
 

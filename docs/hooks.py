@@ -91,11 +91,14 @@ def _llms_line(page: Page) -> str:
 
 
 def _first_sentence(markdown: str) -> str:
-    """The page's first sentence of prose, links reduced to their text."""
-    for paragraph in re.split(r"\n\s*\n", markdown):
+    """The page's first sentence of prose (up to 300 characters), code and comments left out, links reduced to their text."""
+    prose = re.sub(r"^```.*?^```", "", markdown, flags=re.MULTILINE | re.DOTALL)
+    prose = re.sub(r"<!--.*?-->", "", prose, flags=re.DOTALL)
+    for paragraph in re.split(r"\n\s*\n", prose):
         text = paragraph.strip()
-        if not text or text[0] in "#<`|-!>[:" or text.startswith("```"):
+        if not text or text[0] in "#<|-!>[:*" and not text.startswith("**") or text.startswith("??? ") or text.startswith("    "):
             continue
         text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", " ".join(text.split()))
-        return re.split(r"(?<=[.:])\s", text, maxsplit=1)[0]
+        sentence = re.split(r"(?<=\.)\s", text, maxsplit=1)[0]
+        return sentence if len(sentence) <= 300 else sentence[:299].rsplit(" ", 1)[0] + "…"
     return ""

@@ -216,6 +216,7 @@ class Membership(EvaluationFamily):
                 Skew.of_population(release.original.n_rows, p.population)
             except ValueError as error:
                 raise ScenarioError(f"membership: {error}") from None
+        p.build_attack().check(release, self.task(release))
 
     def evaluate(self, release: Release, seed: int) -> Evaluation:
         self.check(release)

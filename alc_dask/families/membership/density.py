@@ -3,7 +3,8 @@ under a model of the release than under a model of the population,
 ``log p_release(x) − log p_population(x)`` (van Breugel, Sun, Qian & van der Schaar 2023, "Membership
 Inference Attacks against Synthetic Data through Overfitting Detection", AISTATS, DOMIAS §3, eq. 2).
 A release that overfits its members is denser around them than the population is, even where it
-copies no record (which a distance to the closest row misses: "The DCR Delusion", arXiv 2505.01524).
+copies no record (which a distance to the closest row misses: Yao, Krčo, Ganev & de Montjoye 2025,
+"The DCR Delusion", arXiv:2505.01524).
 No classifier telling release rows from population rows is trained: both densities are fitted apart.
 
 **The population** is modelled by a reference sample of the control table that never holds the

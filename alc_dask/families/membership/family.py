@@ -6,6 +6,8 @@ the control table (kept out of it). An attack scores every record; the scores' R
 precision of calling the top-scored people members at any observational skew M:N, which is
 compared with guessing that everyone is a member (precision ``M / (M + N)``). Results keep the ROC
 as counts, so precision at a skew nobody asked for can be computed later from the scores dataset.
+A verdict over several membership evaluations of one release takes the strongest with Bonferroni's
+correction for the choice (``Membership.corrected_headline_interval``), recomputed from those counts.
 """
 
 from __future__ import annotations
@@ -158,7 +160,7 @@ class Membership(EvaluationFamily):
         attacks, columns, tables or skews)."""
         if "release" not in scores:
             return [len(scores)] * len(scores)
-        return scores.groupby("release", sort=False)["release"].transform("size").astype(int).tolist()
+        return scores.groupby("release", sort=False, dropna=False)["release"].transform("size").astype(int).tolist()
 
     @classmethod
     def corrected_headline_interval(cls, row, among: int):

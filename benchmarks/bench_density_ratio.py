@@ -8,7 +8,13 @@ attack reuses another's search): ``closest_distance``, ``density_ratio`` with it
 density (k = 1: the release's search is closest_distance's), with k = 5 (a search of its own), and
 with the mixture density. Prints, per run, the evaluation's seconds, the job's wall time and the AUC.
 
-    .venv/bin/python benchmarks/bench_density_ratio.py --rows 1e4 1e5 1e6 --workers 2
+``--truth N`` first prints every membership attack's AUC (with its interval) and TPR at FPR 1% on
+the known-truth releases of ``alc_dask.testing.truth`` (N members, N control rows), in process;
+``--generators WORK`` the same on the generators benchmark's releases (its work folder, as
+``benchmarks/generators/run.sh`` leaves it: ``DATASET/members.parquet``, ``control.parquet`` and
+``releases/*.parquet``; an ``*_overfit`` release with ``members_overfit`` and ``control_overfit``).
+
+    .venv/bin/python benchmarks/bench_density_ratio.py --truth 1000 --rows 1e4 1e5 1e6 --workers 2
 """
 
 import argparse
@@ -27,6 +33,58 @@ ATTACKS = {
     "density_ratio knn k=5": ("density_ratio", {"k": 5}),
     "density_ratio mixture": ("density_ratio", {"density": "mixture"}),
 }
+
+
+TRUTH_ATTACKS = {
+    "closest_distance": ("closest_distance", {}),
+    "distance_ratio": ("distance_ratio", {}),
+    **{k: v for k, v in ATTACKS.items() if k != "closest_distance"},
+}
+
+
+def attack_rows(name: str, release) -> list[dict]:
+    """Every attack of ``TRUTH_ATTACKS`` on ``release``: AUC, its interval, TPR at FPR 1%."""
+    from alc_dask.families.membership.family import Membership
+    from alc_dask.measure import Roc
+
+    found = []
+    for label, (attack, params) in TRUTH_ATTACKS.items():
+        measures = Membership(attack=attack, attack_params=params).evaluate(release, seed=0).measures
+        roc = Roc.from_counts(measures["roc_false_positives"], measures["roc_true_positives"], measures["n_members"], measures["n_non_members"])
+        low, high = roc.auc_interval()
+        at_1 = next(point for point in measures["tpr_at_fpr"] if point["fpr_target"] == 0.01)
+        found.append({"release": name, "attack": label, "auc": measures["auc"], "auc_low": low, "auc_high": high, "tpr_at_1pct": at_1["tpr"]})
+    return found
+
+
+def truth_table(rows: int) -> pd.DataFrame:
+    from alc_dask.testing.truth import truth_releases
+
+    truth = truth_releases(rows, seed=0)
+    return pd.DataFrame([row for name in truth.releases for row in attack_rows(name, truth.release(name))])
+
+
+def generators_table(work: Path) -> pd.DataFrame:
+    import warnings
+
+    from alc_dask.data import Release, ReleaseWarning
+
+    found = []
+    for dataset in sorted(path.parent.name for path in work.glob("*/members.parquet")):
+        for path in sorted((work / dataset / "releases").glob("*.parquet")):
+            suffix = "_overfit" if path.stem.endswith("_overfit") else ""
+            members, control = (pd.read_parquet(work / dataset / f"{part}{suffix}.parquet") for part in ("members", "control"))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ReleaseWarning)  # a generator's extreme values: warned of in the generators benchmark
+                release = Release.load(members, [pd.read_parquet(path)], control=control)
+            found += attack_rows(f"{dataset} {path.stem}", release)
+    return pd.DataFrame(found)
+
+
+def print_table(found: pd.DataFrame) -> None:
+    found["cell"] = [f"{r.auc:.3f} [{r.auc_low:.3f}, {r.auc_high:.3f}] · {r.tpr_at_1pct:.3f}" for r in found.itertuples()]
+    table = found.pivot(index="release", columns="attack", values="cell").reindex(index=list(dict.fromkeys(found["release"])), columns=list(TRUTH_ATTACKS))
+    print("AUC [95%] · TPR at FPR 1%\n" + table.to_markdown(), flush=True)
 
 
 def write_parts(frame: pd.DataFrame, folder: Path) -> None:
@@ -83,13 +141,21 @@ def run(client, folder: Path, label: str, members: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rows", type=float, nargs="+", default=[1e4, 1e5, 1e6])
+    parser.add_argument("--rows", type=float, nargs="*", default=[1e4, 1e5, 1e6], help="release rows of each scaling run; none: no cluster")
     parser.add_argument("--members", type=int, default=10_000)
     parser.add_argument("--non-members", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--attacks", nargs="+", default=list(ATTACKS), choices=list(ATTACKS))
     parser.add_argument("--data", type=Path, default=Path("bench-data/density-ratio"))
+    parser.add_argument("--truth", type=int, default=0, help="members (and control rows) of the known-truth releases; 0: skip")
+    parser.add_argument("--generators", type=Path, help="the generators benchmark's work folder")
     args = parser.parse_args()
+    if args.truth:
+        print_table(truth_table(args.truth))
+    if args.generators:
+        print_table(generators_table(args.generators))
+    if not args.rows:
+        return
 
     from distributed import Client, LocalCluster
 

@@ -26,7 +26,7 @@ loading, encoding, cluster and fingerprint paths for what a split gives.
   the ratio does (every measure of the family reads the ranking only). ε = 1e-9 keeps an exact copy
   (distance 0) finite. ``k`` (default 1) is the release's neighbour: leaks are local (a near copy of
   a member is one row), and every larger k smooths it away (on the known-truth noisy copies, k = 5
-  lost a third of the AUC over 0.5); ``reference_k`` (default 5) the reference's, whose density has
+  kept about a fifth of k = 1's AUC above 0.5); ``reference_k`` (default 5) the reference's, whose density has
   no such spike and is steadier smoothed. Distances are measured on one scale in both tables, the
   release's (each continuous column's range over the release and the records scored), so the radii
   compare; the release is searched where it is held (one task per block on a cluster, the same

@@ -120,7 +120,7 @@ def test_bad_parameters_name_what_is_wrong(people, copied):
         Membership(skews=["1:1", "1:0"])
     with pytest.raises(ValueError, match="give skew .* or population .*, not both"):
         Membership(skew="1:10", population=10**6)
-    with pytest.raises(ValueError, match="unknown membership attack 'shadow_model'; known: closest_distance, distance_ratio"):
+    with pytest.raises(ValueError, match="unknown membership attack 'shadow_model'; known: closest_distance, density_ratio, distance_ratio"):
         Membership(attack="shadow_model")
     with pytest.raises(ScenarioError, match="release.control"):
         Membership().check(Release.load(members, [members]))
@@ -145,7 +145,7 @@ def test_scores_with_nan_fail_the_evaluation_naming_them(copied, monkeypatch):
 def test_an_attack_of_another_kind_is_refused_naming_the_membership_attacks():
     with pytest.raises(
         ValueError,
-        match="attack: attack 'best_row_match' is for attribute inference, not membership; known membership attacks: closest_distance, distance_ratio",
+        match="attack: attack 'best_row_match' is for attribute inference, not membership; known membership attacks: closest_distance, density_ratio, distance_ratio",
     ):
         Membership(attack="best_row_match")
     with pytest.raises(ValueError, match=r"attack_params.k: must be a parameter of attack 'distance_ratio', one of: \(none\); got 3"):

@@ -313,6 +313,19 @@ class EvaluationFamily:
         return HeadlineInterval(value, float("nan"), float("nan"), None)
 
     @classmethod
+    def chosen_among(cls, scores: pd.DataFrame) -> list[int]:
+        """Per stored row of this family in ``scores`` (in order): how many evaluations, its own
+        included, answer the same question, so that the verdict, taking the worst of them, takes a
+        maximum. By default 1: each evaluation answers its own question."""
+        return [1] * len(scores)
+
+    @classmethod
+    def corrected_headline_interval(cls, row: Mapping[str, Any], among: int) -> HeadlineInterval:
+        """The headline's interval corrected for having been chosen as the worst of ``among``
+        evaluations (``chosen_among``), so that the maximum is not luck. By default not corrected."""
+        return cls.headline_interval(row)
+
+    @classmethod
     def breaches(cls, row: Mapping[str, Any]) -> str | None:
         """A promise made about the release (a declared ε, say) that one stored row shows broken, as
         the sentence of evidence: the evaluation is then flagged whatever its headline. By default none."""

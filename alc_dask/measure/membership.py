@@ -24,7 +24,7 @@ import numpy as np
 
 from alc_dask.measure._checks import as_float_array, as_nonempty_1d, in_open_unit
 from alc_dask.measure.coefficient import alc, prc
-from alc_dask.measure.interval import wilson_interval
+from alc_dask.measure.interval import wilson_interval, z_score
 from alc_dask.shown import shown
 
 DEFAULT_SKEWS = ("1:1", "1:2", "1:5", "1:10", "1:50", "1:100", "1:1000")
@@ -284,6 +284,21 @@ class Roc:
         fp, tp = self.false_positives.astype(float), self.true_positives.astype(float)
         return float(np.sum(np.diff(fp) * (tp[1:] + tp[:-1]) / 2) / (self.n_members * self.n_non_members))
 
+    def auc_interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
+        """The AUC's interval: normal, with DeLong's variance (DeLong, DeLong & Clarke-Pearson 1988,
+        Biometrics 44(3), §2), ``S10 / M + S01 / N``, the variances over members of the share of
+        non-members each outscores and over non-members of the share of members outscoring each
+        (ties half). Every record of one ROC step has the same share, and a merged run holds records
+        of one side only, so the counts give them exactly. Clipped to [0, 1]."""
+        z = z_score(in_open_unit("confidence_level", confidence_level))
+        fp, tp = self.false_positives.astype(float), self.true_positives.astype(float)
+        new_fp, new_tp = np.diff(fp), np.diff(tp)
+        outscored = (self.n_non_members - fp[1:] + new_fp / 2) / self.n_non_members
+        outscoring = (tp[:-1] + new_tp / 2) / self.n_members
+        variance = _weighted_variance(outscored, new_tp) / self.n_members + _weighted_variance(outscoring, new_fp) / self.n_non_members
+        auc, half = self.auc(), z * float(np.sqrt(variance))
+        return max(0.0, auc - half), min(1.0, auc + half)
+
     def tpr_at_fpr(self, targets=FPR_TARGETS, confidence_level: float = 0.95) -> list[TprAtFpr]:
         """The TPR at each target FPR the non-members can resolve (target · N ≥ 1), with its interval
         and the FPR actually reached; targets finer than 1/N are left out, never labelled."""
@@ -354,6 +369,15 @@ def _scores(name: str, values) -> np.ndarray:
     if missing.size:
         raise ValueError(f"{name} holds NaN (first at position {missing[0]}): every record needs a score")
     return scores
+
+
+def _weighted_variance(values: np.ndarray, counts: np.ndarray) -> float:
+    """The sample variance (n - 1 in the denominator) of ``values`` each held by ``counts`` records; 0 for fewer than two."""
+    n = counts.sum()
+    if n < 2:
+        return 0.0
+    mean = np.sum(values * counts) / n
+    return float(np.sum(counts * (values - mean) ** 2) / (n - 1))
 
 
 def _number(value: float) -> str:

@@ -10,6 +10,9 @@ table of other people, and the releases
   that probability), no row identical to any member's (leaks, less and less);
 - ``marginals``: each column of the members shuffled on its own (every marginal exact, every
   dependence between columns gone: teaches less than the population);
+- ``smoothed_marginals``: each column drawn on its own from a smoothed marginal of the members: a
+  category fewer than ``RARE_COUNT`` members hold is never drawn, a number is drawn uniformly within
+  one of ``BINS`` quantile bins (kept on its column's grid); no rare value of a member is republished;
 - ``bootstrap``: rows drawn with replacement from other people of the same population, neither
   members nor the control's (teaches about the population, nothing about the members).
 """
@@ -28,8 +31,12 @@ from alc_dask.seeds import stream
 NOISE_LEVELS = (0.05, 0.10, 0.20)
 LEAKING = ("copy", *(f"noisy_{round(100 * level)}" for level in NOISE_LEVELS))
 """The releases that give members away."""
-HARMLESS = ("marginals", "bootstrap")
+HARMLESS = ("marginals", "smoothed_marginals", "bootstrap")
 """The releases that give no member away."""
+RARE_COUNT = 10
+"""A category held by fewer members than this is never drawn in the smoothed marginals."""
+BINS = 20
+"""Quantile bins of a numeric column in the smoothed marginals."""
 MAX_NUDGES = 100
 """Rounds of nudging a noisy row still identical to a member's before giving up (one is nearly always enough)."""
 
@@ -98,6 +105,7 @@ def truth_releases(rows: int = 1000, seed: int = 0, control_rows: int | None = N
     for level, name in zip(NOISE_LEVELS, LEAKING[1:], strict=True):
         releases[name] = noisy_copy(members, level, seed)
     releases["marginals"] = marginals(members, seed)
+    releases["smoothed_marginals"] = smoothed_marginals(members, seed)
     releases["bootstrap"] = others.sample(rows, replace=True, random_state=stream(seed, "truth bootstrap")).reset_index(drop=True)
     return TruthReleases(members, control, releases)
 
@@ -128,6 +136,27 @@ def marginals(members: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     """Each column of the members in its own random order."""
     rng = stream(seed, "truth marginals")
     return pd.DataFrame({column: rng.permutation(members[column].to_numpy()) for column in members.columns})
+
+
+def smoothed_marginals(members: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """As many rows as the members, each column drawn on its own: categories from the members'
+    frequencies with those fewer than ``RARE_COUNT`` members hold left out, numbers uniformly within
+    a quantile bin drawn at random (each bin holds about as many members), rounded to the column's grid."""
+    rng = stream(seed, "truth smoothed marginals")
+    drawn = {}
+    for column in members.columns:
+        values = members[column].to_numpy()
+        if pd.api.types.is_numeric_dtype(members[column]):
+            edges = np.quantile(values, np.linspace(0, 1, BINS + 1))
+            bins = rng.integers(BINS, size=len(values))
+            numbers = rng.uniform(edges[bins], edges[bins + 1])
+            step = _grid_step(values)
+            drawn[column] = np.round(numbers / step) * step if step else numbers
+        else:
+            categories, counts = np.unique(values, return_counts=True)
+            common = counts >= RARE_COUNT
+            drawn[column] = rng.choice(categories[common], len(values), p=counts[common] / counts[common].sum())
+    return pd.DataFrame(drawn)
 
 
 def _replaced(values: np.ndarray, level: float, rng: np.random.Generator) -> np.ndarray:

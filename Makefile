@@ -1,21 +1,25 @@
-# Two entry points for a fresh machine: `make demo` and `make test` (lint, format check, the default
-# suite, then the cases marked long or timing in a step of their own).
+# Two entry points for a fresh machine: `make demo` and `make test` (lint, format check, the
+# documentation site built with --strict, the default suite, then the cases marked long or timing in
+# a step of their own).
 # Both create .venv with Python 3.11 (override with PYTHON=...) and install the project into it.
 # `make bench` runs the benchmark that needs nothing beyond the project (best_prc against a
 # quadratic scan; BENCH_ARGS="--sizes 1000 10000" for a quick run). The other benchmarks read
-# ../shared or build peer environments: see the README. `make columns` rewrites the README's lists of
-# result columns from the schemas (a test fails when they differ).
+# ../shared or build peer environments: see the benchmarks' page of the docs. `make docs` builds the
+# documentation site into site/. `make columns` rewrites the results reference's lists of result
+# columns from the schemas (a test and the site's build fail when they differ).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 BENCH_ARGS ?=
+# mkdocs prints a banner about its next major version on every build; the build is pinned below 2
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test bench columns schema clean
+.PHONY: demo test docs bench columns schema clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $@
 
 demo: $(BIN)/.installed
@@ -24,17 +28,21 @@ demo: $(BIN)/.installed
 test: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mkdocs build --strict
 	$(BIN)/python -m pytest
 	$(BIN)/python -m pytest -m "long or timing"
+
+docs: $(BIN)/.installed
+	$(BIN)/mkdocs build --strict
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_best_prc.py $(BENCH_ARGS)
 
 columns: $(BIN)/.installed
-	$(BIN)/python -m alc_dask.results.columns README.md
+	$(BIN)/python -m alc_dask.results.columns docs/reference/results.md
 
 schema: $(BIN)/.installed
 	$(BIN)/python -c 'import json; from alc_dask.report.verdict import schema; print(json.dumps(schema(), indent=1))' > alc_dask/report/verdict.schema.json
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis build site *.egg-info

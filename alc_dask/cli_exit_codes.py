@@ -2,7 +2,7 @@
 
 Cron, systemd or Kubernetes can then tell a leaking release (4) from failed scenarios (3), bad
 input (2), an unreachable cluster (5) and a bug (1). ``EXIT_CODES_HELP`` lists them in
-``alc-dask --help``; the README has the same table. ``KIND_EXIT_CODES`` is the one place where the
+``alc-dask --help``; the command line reference (``docs/reference/cli.md``) has the same table. ``KIND_EXIT_CODES`` is the one place where the
 kinds of error (``alc_dask.errors``) get theirs; the core commands and the applications' commands
 (``alc_dask.apps``) all end through ``Commands``.
 """

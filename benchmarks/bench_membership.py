@@ -92,9 +92,9 @@ def scale_run(folder: Path, members: int, workers: int) -> dict:
     from distributed import Client, LocalCluster
 
     from alc_dask import run_job
-    from alc_dask.jobs import JobSpec
+    from alc_dask.jobs import validate_job
 
-    job = JobSpec.model_validate(
+    job = validate_job(
         {
             "name": "membership-scale",
             "release": {
@@ -105,7 +105,8 @@ def scale_run(folder: Path, members: int, workers: int) -> dict:
             },
             "scenarios": [{"family": "membership", "attack": a, "n_members": members, "n_non_members": 10**9} for a in ("closest_distance", "distance_ratio")],
             "output": str(folder / f"out-{workers}-{time.time_ns()}"),
-        }
+        },
+        "the benchmark's job",
     )
     with (
         LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, memory_limit="8GiB") as cluster,

@@ -101,14 +101,14 @@ def test_an_attack_without_preparation_keeps_nothing():
 
 def test_attacks_are_found_by_kind_and_a_wrong_kind_names_the_right_ones():
     assert {"best_row_match", "bayesian_group"} <= set(attack_names(AttackKind.ATTRIBUTE))
-    assert attack_names(AttackKind.MEMBERSHIP) == ["closest_distance", "distance_ratio"]
+    assert attack_names(AttackKind.MEMBERSHIP) == ["closest_distance", "density_ratio", "distance_ratio"]
     assert build_attack("closest_distance").kind is AttackKind.MEMBERSHIP
     with pytest.raises(
         SettingError, match="attack 'closest_distance' is for membership, not attribute inference; known attribute inference attacks: "
     ) as error:
         build_attack("closest_distance", AttackKind.ATTRIBUTE)
     assert error.value.field == "name" and "('closest_distance' is for membership)" in error.value.expected
-    with pytest.raises(SettingError, match="unknown membership attack 'shadow'; known: closest_distance, distance_ratio"):
+    with pytest.raises(SettingError, match="unknown membership attack 'shadow'; known: closest_distance, density_ratio, distance_ratio"):
         build_attack("shadow", AttackKind.MEMBERSHIP)
 
 

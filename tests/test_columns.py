@@ -1,4 +1,5 @@
-"""The README's column lists are generated from the schemas, every column described in one line."""
+"""The results reference's column lists (docs/reference/results.md) are generated from the schemas,
+every column described in one line."""
 
 import subprocess
 import sys
@@ -11,12 +12,12 @@ from alc_dask.families import family_names, get_family
 from alc_dask.results import IDENTITY, PREDICTIONS
 from alc_dask.results.columns import BLOCK, COMMAND, description, rendered, required
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "reference" / "results.md"
 
 
-def test_the_readmes_column_lists_are_those_the_schemas_generate():
-    text = README.read_text(encoding="utf-8")
-    assert rendered(text) == text, f"README.md's column lists differ from the schemas: run {COMMAND}"
+def test_the_pages_column_lists_are_those_the_schemas_generate():
+    text = PAGE.read_text(encoding="utf-8")
+    assert rendered(text) == text, f"{PAGE.name}'s column lists differ from the schemas: run {COMMAND}"
 
 
 @pytest.mark.parametrize("table", ["identity", "predictions", *family_names()])
@@ -30,19 +31,19 @@ def test_every_column_carries_a_one_line_description(table):
 
 def test_every_family_of_the_package_has_its_list():
     assert {"identity", "predictions", "alc", "membership", "relative_threat"} <= set(required())
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     without = BLOCK.sub(lambda match: "" if match["name"] == "membership" else match[0], text)
-    with pytest.raises(InputError, match="the README has no column list for membership: add '<!-- columns:NAME -->'"):
+    with pytest.raises(InputError, match="the page has no column list for membership: add '<!-- columns:NAME -->'"):
         rendered(without)
     with pytest.raises(InputError, match="column lists of no known table: nope"):
         rendered(text + "<!-- columns:nope -->\n<!-- /columns -->\n")
 
 
-def test_the_module_rewrites_a_readme_whose_lists_drifted(tmp_path):
-    drifted = BLOCK.sub(lambda match: match["open"] + "| `old` | `string` | hand-kept |\n" + match["close"], README.read_text(encoding="utf-8"))
-    copy = tmp_path / "README.md"
+def test_the_module_rewrites_a_page_whose_lists_drifted(tmp_path):
+    drifted = BLOCK.sub(lambda match: match["open"] + "| `old` | `string` | hand-kept |\n" + match["close"], PAGE.read_text(encoding="utf-8"))
+    copy = tmp_path / "results.md"
     copy.write_text(drifted, encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "alc_dask.results.columns", str(copy)], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
-    assert f"{copy}: column lists updated" in run.stdout and copy.read_text(encoding="utf-8") == README.read_text(encoding="utf-8")
+    assert f"{copy}: column lists updated" in run.stdout and copy.read_text(encoding="utf-8") == PAGE.read_text(encoding="utf-8")
     assert "| `membership_alc` | `double` | at the attacker's skew, the ALC of the attack over the all-member guess |" in copy.read_text(encoding="utf-8")

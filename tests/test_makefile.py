@@ -29,9 +29,17 @@ def test_bench_runs_a_benchmark_of_the_repository():
     assert "predictions" in quick.stdout and "200" in quick.stdout
 
 
-def test_columns_regenerates_the_readmes_column_lists():
+def test_columns_regenerates_the_results_references_column_lists():
     (command,) = [line for line in make_dry_run("columns") if "alc_dask.results.columns" in line]
-    assert command.endswith("-m alc_dask.results.columns README.md")
+    page = command.rsplit(" ", 1)[1]
+    assert command.endswith("-m alc_dask.results.columns docs/reference/results.md") and (ROOT / page).is_file()
+
+
+def test_test_and_docs_build_the_site_strictly_with_the_docs_extra_installed():
+    for target in ("test", "docs"):
+        lines = make_dry_run(target)
+        assert any(line.endswith("/mkdocs build --strict") for line in lines), lines
+        assert any("pip install" in line and "'.[test,docs]'" in line for line in lines), lines
 
 
 def test_test_runs_the_default_suite_then_the_long_and_timing_cases():

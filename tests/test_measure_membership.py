@@ -86,6 +86,36 @@ def test_auc_and_curve_agree_with_scikit_learn(seed, n_members, n_non_members, l
         assert roc.tpr[roc.fpr <= limit].max() == pytest.approx(tpr[fpr <= limit].max(initial=0.0))
 
 
+def delong_from_scores(members: np.ndarray, non_members: np.ndarray, z: float) -> tuple[float, float]:
+    """DeLong's interval computed record by record from the raw scores (the definition)."""
+    outscored = np.array([np.mean((m > non_members) + 0.5 * (m == non_members)) for m in members])
+    outscoring = np.array([np.mean((members > n) + 0.5 * (members == n)) for n in non_members])
+    spread = [np.var(shares, ddof=1) if shares.size > 1 else 0.0 for shares in (outscored, outscoring)]
+    var = spread[0] / members.size + spread[1] / non_members.size
+    auc = outscored.mean()
+    return max(0.0, auc - z * np.sqrt(var)), min(1.0, auc + z * np.sqrt(var))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_members=st.integers(1, 150), n_non_members=st.integers(1, 150), levels=st.integers(1, 30))
+def test_auc_interval_from_the_counts_is_delongs_from_the_scores(seed, n_members, n_non_members, levels):
+    """The ROC keeps counts, with straight runs merged: the per-record shares DeLong's variance needs survive."""
+    rng = np.random.default_rng(seed)
+    members, non_members = rng.integers(0, levels, n_members) + 0.5 * rng.integers(0, 2, n_members), rng.integers(0, levels, n_non_members).astype(float)
+    stored = Roc.from_scores(members, non_members)
+    roc = Roc.from_counts(stored.false_positives, stored.true_positives, n_members, n_non_members)
+    assert roc.auc_interval(0.9) == pytest.approx(delong_from_scores(members, non_members, 1.6448536269514722))
+
+
+def test_auc_interval_covers_the_true_auc_about_as_often_as_it_says():
+    """Scores N(0.5, 1) for members and N(0, 1) for non-members: true AUC Φ(0.5 / √2) = 0.6382."""
+    rng = np.random.default_rng(8)
+    covered = [low <= 0.6382 <= high for low, high in (Roc.from_scores(rng.normal(0.5, 1, 300), rng.normal(0, 1, 200)).auc_interval() for _ in range(400))]
+    assert 0.92 <= np.mean(covered) <= 0.98
+    low, high = Roc.from_scores(np.arange(10.0) + 100, np.arange(10.0)).auc_interval()
+    assert low == high == 1.0
+
+
 def test_counts_round_trip_and_collinear_points_are_dropped():
     roc = Roc.from_scores([5, 4, 3, 2], [1, 0])  # members all first: the curve goes straight up, then right
     assert roc.false_positives.tolist() == [0, 0, 2] and roc.true_positives.tolist() == [0, 4, 4]

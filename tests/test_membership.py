@@ -37,7 +37,7 @@ def copied(people):
 def test_a_release_that_copies_its_members_exposes_them(copied, attack):
     result = Membership(attack=attack, skew="1:100").evaluate(copied, seed=0).measures
     at_100 = next(at for at in result["precision_at_skews"] if at["skew"] == "1:100")
-    assert result["auc"] > 0.95
+    assert result["auc"] > 0.95 and result["auc_low"] > 0.9 and result["auc_low"] <= result["auc"] <= result["auc_high"] <= 1.0
     assert at_100["above_baseline"] and at_100["precision_low"] > 10 * at_100["baseline"]
     assert result["membership_alc"] > 0.75 and result["risk"] == "serious"
 
@@ -48,7 +48,7 @@ def test_a_release_made_without_its_members_exposes_no_one(people, attack):
     members, others = people
     unrelated = swap_frame(make_population(2000, seed=77), 0.8, seed=5)
     result = Membership(attack=attack).evaluate(Release.load(members, [unrelated], control=others), seed=0).measures
-    assert abs(result["auc"] - 0.5) < 0.05
+    assert abs(result["auc"] - 0.5) < 0.05 and result["auc_low"] < 0.5 < result["auc_high"]
     assert not any(at["above_baseline"] for at in result["precision_at_skews"])
     assert result["membership_alc"] < 0.1 and result["risk"] in ("no loss", "safe")
 
@@ -120,7 +120,7 @@ def test_bad_parameters_name_what_is_wrong(people, copied):
         Membership(skews=["1:1", "1:0"])
     with pytest.raises(ValueError, match="give skew .* or population .*, not both"):
         Membership(skew="1:10", population=10**6)
-    with pytest.raises(ValueError, match="unknown membership attack 'shadow_model'; known: closest_distance, distance_ratio"):
+    with pytest.raises(ValueError, match="unknown membership attack 'shadow_model'; known: closest_distance, density_ratio, distance_ratio"):
         Membership(attack="shadow_model")
     with pytest.raises(ScenarioError, match="release.control"):
         Membership().check(Release.load(members, [members]))
@@ -145,7 +145,7 @@ def test_scores_with_nan_fail_the_evaluation_naming_them(copied, monkeypatch):
 def test_an_attack_of_another_kind_is_refused_naming_the_membership_attacks():
     with pytest.raises(
         ValueError,
-        match="attack: attack 'best_row_match' is for attribute inference, not membership; known membership attacks: closest_distance, distance_ratio",
+        match="attack: attack 'best_row_match' is for attribute inference, not membership; known membership attacks: closest_distance, density_ratio, distance_ratio",
     ):
         Membership(attack="best_row_match")
     with pytest.raises(ValueError, match=r"attack_params.k: must be a parameter of attack 'distance_ratio', one of: \(none\); got 3"):

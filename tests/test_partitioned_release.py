@@ -105,6 +105,8 @@ def write_job(folder, tables, broadcast_limit):
             {"family": "linkability", "aux_cols": [["age", "sex"], ["education", "region"]], "n_attacks": 100},
             {"family": "inference", "aux_cols": ["age", "sex", "region"], "secret": "income", "n_attacks": 100},
             {"family": "membership", "attack": "distance_ratio", "n_members": 400},
+            {"family": "membership", "attack": "density_ratio", "attack_params": {"k": 2}, "n_members": 400},
+            {"family": "membership", "attack": "density_ratio", "attack_params": {"density": "mixture"}, "n_members": 400},
         ],
         "baseline_settings": {**FAST, "training_rows": 700},
         "seed": 5,
@@ -130,7 +132,7 @@ def test_a_job_on_parts_scores_bit_for_bit_as_on_a_copied_release(client, parted
     measures = ["scenario_id", "alc", "base_prc", "attack_prc", "base_n", "attack_n", "halt_code", "pairs", "abstentions", "model", "alc_full_recall"]
     pd.testing.assert_frame_equal(parted[measures], copied[measures])
     wp29 = ["scenario_id", "privacy_risk", "risk", "attack_rate", "baseline_rate", "control_rate"]
-    assert copied["family"].tolist()[-4:] == ["singling_out", "linkability", "inference", "membership"]
+    assert copied["family"].tolist()[-6:] == ["singling_out", "linkability", "inference", "membership", "membership", "membership"]
     pd.testing.assert_frame_equal(parted[wp29], copied[wp29])
     membership = copied["family"] == "membership"
     for column in ["auc", "membership_alc", "roc_false_positives", "roc_true_positives"]:  # distances searched block by block on the workers

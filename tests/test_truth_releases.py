@@ -65,3 +65,15 @@ def test_same_seed_same_releases_other_seed_other_noise(truth):
     for name, frame in truth.releases.items():
         pd.testing.assert_frame_equal(frame, again.releases[name])
     assert not noisy_copy(truth.members, 0.1, seed=5).equals(truth.releases["noisy_10"])
+
+
+def test_smoothed_marginals_republish_no_rare_value(truth):
+    smoothed, members = truth.releases["smoothed_marginals"], truth.members
+    held = members["condition"].value_counts()
+    assert set(smoothed["condition"]) == set(held[held >= 10].index) and (held < 10).any()
+    for column in ("age", "income", "hours_per_week"):
+        assert smoothed[column].between(members[column].min(), members[column].max()).all()
+    assert (smoothed["income"] % 100 == 0).all() and (smoothed["age"] % 1 == 0).all()
+    assert not rows_of(smoothed) & rows_of(members)
+    assert smoothed["income"].nunique() > members["income"].nunique() / 2, "numbers are drawn within bins, not copied"
+    assert far_levels(smoothed) > 0.3

@@ -67,10 +67,46 @@ def anatomize(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The quasi-identifier table and the sensitive table of an Anatomy release with groups of l (or more) distinct values.
 
-    The quasi-identifier table: ``quasi_identifiers`` and ``group_column``, one row per original row,
-    by group. The sensitive table: ``group_column``, ``sensitive`` and ``count_column``, one row per
-    value of a group. Seeded: the rows taken from each bucket, the residuals' groups and the order
+    A vertical scheme: the quasi-identifiers are published exactly, but only linked to their group's
+    sensitive values. Seeded: the rows taken from each bucket, the residuals' groups and the order
     within groups.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The original.
+    quasi_identifiers : sequence of str
+        The columns of the quasi-identifier table.
+    sensitive : str
+        The column of the sensitive table.
+    l : int
+        Distinct sensitive values per group, at least 2.
+    seed : int, default 0
+    group_column, count_column : str
+        The names of the group and count columns.
+
+    Returns
+    -------
+    tuple of pandas.DataFrame
+        The quasi-identifier table (``quasi_identifiers`` and ``group_column``, one row per original
+        row, by group) and the sensitive table (``group_column``, ``sensitive`` and ``count_column``,
+        one row per value of a group).
+
+    Raises
+    ------
+    ValueError
+        Unknown columns, or ``l`` larger than the sensitive column allows.
+
+    Examples
+    --------
+    >>> from alc_dask.anonymize import anatomize
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> people = truth_releases(rows=500).members
+    >>> quasi, sensitive = anatomize(people, ["age", "sex", "region"], "occupation", l=3)
+    >>> list(quasi.columns), list(sensitive.columns)
+    (['age', 'sex', 'region', 'group'], ['group', 'occupation', 'count'])
+    >>> int(sensitive.groupby("group")["occupation"].nunique().min())
+    3
     """
     _check_arguments(frame, quasi_identifiers, sensitive, l, group_column, count_column)
     rng = stream(seed, "anatomy")

@@ -18,7 +18,20 @@ EVALUATION_COLUMNS = ("family", "id", "label", "headline", "value", "low", "high
 
 @dataclass
 class Evaluation:
-    """A release's verdict, its evaluations and where its results and report were written."""
+    """A release's verdict, its evaluations and where its results and report were written (what
+    `evaluate` gives; a notebook shows it as the verdict and a table of evaluations).
+
+    Attributes
+    ----------
+    verdict : Verdict
+        The release's verdict (``flagged``, ``inconclusive`` or ``pass``) and every evaluation's label.
+    scores : pandas.DataFrame
+        The scores of every evaluation, one row each.
+    output : pathlib.Path
+        The results folder (with ``verdict.json``).
+    report : pathlib.Path
+        The HTML report.
+    """
 
     verdict: object
     scores: pd.DataFrame
@@ -68,8 +81,56 @@ def evaluate(
     progress: bool = False,
     workers: int | None = None,
 ) -> Evaluation:
-    """Run the default battery (``alc_dask.apps.battery``) of ``families`` (default: every family the
-    inputs allow) on a local cluster; results and report go to ``output`` (default: a new temporary folder)."""
+    """``alc-dask check`` from Python: the default battery of evaluations on a release, and its verdict.
+
+    The battery (``alc_dask.apps.battery``) chooses secrets and quasi-identifiers from the columns'
+    order and kinds, and runs every family the inputs allow on a local Dask cluster: the ALC and
+    identification on any release; with a control table, Anonymeter's three evaluators and
+    membership inference too. Start it from a script's ``if __name__ == "__main__":`` block: the
+    cluster's worker processes import the main module.
+
+    Parameters
+    ----------
+    original, release : path or pandas.DataFrame
+        The people the release was made from, and the release (Parquet or CSV files, or DataFrames).
+    control : path or pandas.DataFrame, optional
+        Other people of the same population, never released (as large as the original).
+    families : iterable of str, optional
+        The families to run (default: every family the inputs allow).
+    seed : int, default 0
+        Seeds every evaluation.
+    output : path, optional
+        Where results and the report go (default: a new temporary folder).
+    progress : bool, default False
+        Show a progress bar.
+    workers : int, optional
+        Worker processes of the local cluster (default: one per core).
+
+    Returns
+    -------
+    Evaluation
+        The verdict, the evaluations worst first, the scores, and where they were written.
+
+    Raises
+    ------
+    ReleaseError
+        Inputs that cannot be read or do not fit (checked before any cluster starts).
+
+    Examples
+    --------
+    >>> import alc_dask
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> truth = truth_releases(rows=500)
+    >>> result = alc_dask.evaluate(truth.members, truth.releases["copy"], truth.control, families=["singling_out"], output="check", workers=1)
+    >>> result.verdict.verdict
+    'flagged'
+    >>> result.evaluations[["family", "label"]]
+             family    label
+    0  singling_out  flagged
+    1  singling_out  flagged
+    >>> result.report.name
+    'report.html'
+    """
     from alc_dask.report.verdict import verdict_of
 
     inputs = read_inputs(original, release, control)

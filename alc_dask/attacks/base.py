@@ -36,8 +36,27 @@ ABSTAINED = -1
 
 
 class Predictions(NamedTuple):
-    """Per target: predicted secret code (`ABSTAINED` when abstaining), confidence, abstention; and
-    for a continuous secret predicted as a number (within a tolerance), the number (NaN: missing)."""
+    """What an attribute attack answers for a block of targets, one entry per target.
+
+    Attributes
+    ----------
+    codes : numpy.ndarray of int32
+        The predicted secret code (as the release encodes the secret), `ABSTAINED` when abstaining.
+    confidence : numpy.ndarray of float
+        The rank score: the measure keeps the attack's most confident predictions when that pays.
+    abstained : numpy.ndarray of bool
+        Whether the attack made no guess (counted as the baseline's guess at confidence 0).
+    values : numpy.ndarray of float or None
+        For a continuous secret predicted as a number (scored within a tolerance), the number (NaN: missing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from alc_dask.attacks import ABSTAINED, Predictions
+    >>> codes = np.array([2, ABSTAINED], np.int32)
+    >>> Predictions(codes, np.array([0.8, 0.0]), codes == ABSTAINED).abstained.tolist()
+    [False, True]
+    """
 
     codes: np.ndarray
     confidence: np.ndarray
@@ -46,6 +65,15 @@ class Predictions(NamedTuple):
 
 
 class AttackKind(StrEnum):
+    """What an attack is asked: a secret per target (attribute inference) or a score per record (membership).
+
+    Examples
+    --------
+    >>> from alc_dask.attacks import AttackKind, AttributeAttack
+    >>> AttributeAttack.kind is AttackKind.ATTRIBUTE
+    True
+    """
+
     ATTRIBUTE = "attribute inference"
     MEMBERSHIP = "membership"
 
@@ -53,7 +81,20 @@ class AttackKind(StrEnum):
 @dataclass(frozen=True)
 class AttributeTask:
     """What an attribute-inference attack is asked: the ``secret`` of targets whose ``known``
-    columns it knows, as a number right within ``tolerance`` when one is given (else a code)."""
+    columns it knows, as a number right within ``tolerance`` when one is given (else a code).
+
+    Attributes
+    ----------
+    secret : str
+    known : tuple of str
+    tolerance : Tolerance or None
+
+    Examples
+    --------
+    >>> from alc_dask.attacks import AttributeTask
+    >>> AttributeTask("income", ("age", "zip")).key
+    ('income', ('age', 'zip'), None)
+    """
 
     secret: str
     known: tuple[str, ...]
@@ -61,13 +102,33 @@ class AttributeTask:
 
     @property
     def key(self) -> Hashable:
+        """What a prepared state for this task is remembered under."""
         return (self.secret, self.known, self.tolerance)
 
 
 @dataclass(frozen=True, eq=False)
 class TargetBlock:
     """Targets to predict: ``rows`` of the release's original table (``source="control"``: of its
-    control table), for ``task``; ``client`` is the Dask client to search a partitioned release on."""
+    control table), for ``task``; ``client`` is the Dask client to search a partitioned release on.
+
+    Attributes
+    ----------
+    release : Release
+    task : AttributeTask
+    rows : numpy.ndarray or slice
+    source : {"original", "control"}
+    client : distributed.Client or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from alc_dask.attacks import AttributeTask, TargetBlock
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> release = truth_releases(rows=500).release("copy")
+    >>> block = TargetBlock(release, AttributeTask("occupation", ("sex", "region")), np.arange(3))
+    >>> release.targets(block.rows, block.source).column_array("sex").tolist()  # the targets' codes
+    [1, 1, 0]
+    """
 
     release: Release
     task: AttributeTask
@@ -119,16 +180,71 @@ class Attack:
 
 
 class AttributeAttack(Attack):
-    """Guesses a secret per target (Francis & Wagner 2025, §5)."""
+    """Guesses a secret per target (Francis & Wagner 2025, §5): the attacks of the ALC family.
+
+    Subclass it: the constructor stores each parameter under its own name, ``prepare`` computes
+    once per release what every answer shares, and ``predict`` answers a block of targets.
+    `register_attack` (or an entry point in the ``alc_dask.attacks`` group) makes it available by
+    name to `run_attack`, job files and a cluster's workers.
+
+    Examples
+    --------
+    An attack that guesses the secret most common in the release, for everyone: it should teach no
+    more than the baseline does (an ALC about 0).
+
+    >>> import numpy as np
+    >>> from alc_dask import register_attack, run_attack
+    >>> from alc_dask.attacks import AttributeAttack, Predictions
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> class MostCommon(AttributeAttack):
+    ...     def prepare(self, release, task):
+    ...         return np.bincount(release.true_codes(task.secret, release.anonymized[0])).argmax()
+    ...
+    ...     def predict(self, prepared, targets):
+    ...         n = targets.release.targets(targets.rows, targets.source).n_rows
+    ...         return Predictions(np.full(n, prepared, np.int32), np.ones(n), np.zeros(n, bool))
+    >>> register_attack("most_common", MostCommon)
+    >>> result = run_attack(truth_releases(rows=500).release("copy"), "occupation", ["sex", "region"], attack="most_common")
+    >>> round(result.alc, 2)
+    -0.01
+    """
 
     kind = AttackKind.ATTRIBUTE
 
     def predict(self, prepared: Any, targets: TargetBlock) -> Predictions:
+        """One prediction per target of ``targets``, from ``prepared`` (what ``prepare`` returned)."""
         raise NotImplementedError
 
 
 class MembershipAttack(Attack):
-    """Scores records, higher for likelier members of the data the release was made from."""
+    """Scores records, higher for likelier members of the data the release was made from: the
+    attacks of the membership family.
+
+    Subclass it as `AttributeAttack`, with ``score`` instead of ``predict``.
+
+    Examples
+    --------
+    Members whose every value is found as is in the release: a copy gives everyone away, a fresh
+    sample no one (an AUC of 0.5).
+
+    >>> import numpy as np
+    >>> from alc_dask import register_attack
+    >>> from alc_dask.attacks import MembershipAttack
+    >>> from alc_dask.families import get_family
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> class SeenAsIs(MembershipAttack):
+    ...     def prepare(self, release, task):
+    ...         table = release.anonymized[task.table]
+    ...         return set(zip(*(table.column_array(column) for column in task.columns)))
+    ...
+    ...     def score(self, prepared, records):
+    ...         rows = zip(*(records.encoded.column_array(column) for column in records.task.columns))
+    ...         return np.array([row in prepared for row in rows], dtype=float)
+    >>> register_attack("seen_as_is", SeenAsIs)
+    >>> membership, truth = get_family("membership"), truth_releases(rows=500)
+    >>> [membership(attack="seen_as_is").evaluate(truth.release(name), seed=0).measures["auc"] for name in ("copy", "bootstrap")]
+    [1.0, 0.5]
+    """
 
     kind = AttackKind.MEMBERSHIP
 

@@ -27,7 +27,46 @@ _REGISTERED: dict[str, Callable[..., object]] = {}
 
 
 def register_attack(name: str, factory: Callable[..., object]) -> None:
-    """Make ``factory(**params)`` available as ``attack=name``, here and on the workers of jobs run from here."""
+    """Make ``factory(**params)`` available as ``attack=name``, here and on the workers of jobs run from here.
+
+    For an attack of your own without packaging it: jobs run from this process send it to every
+    worker. An installed package registers its attacks by entry points instead.
+
+    Parameters
+    ----------
+    name : str
+        The name `run_attack`, `AttackLoop` and job files use.
+    factory : callable
+        An `AttributeAttack` or `MembershipAttack` class, or anything that builds one from the
+        attack's parameters (one without ``kind`` is taken for an attribute attack).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        ``name`` is taken (by a registered or an installed attack).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from alc_dask import register_attack, run_attack
+    >>> from alc_dask.attacks import ABSTAINED, AttributeAttack, Predictions
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> class Abstains(AttributeAttack):
+    ...     def predict(self, prepared, targets):
+    ...         n = targets.release.targets(targets.rows, targets.source).n_rows
+    ...         return Predictions(np.full(n, ABSTAINED, np.int32), np.zeros(n), np.ones(n, bool))
+    >>> register_attack("abstains", Abstains)
+    >>> run_attack(truth_releases(rows=500).release("copy"), "occupation", ["sex"], attack="abstains").abstentions > 0
+    True
+    >>> register_attack("best_row_match", Abstains)
+    Traceback (most recent call last):
+    ...
+    ValueError: an attack named 'best_row_match' is already registered
+    """
     if name in attack_names():
         raise ValueError(f"an attack named {name!r} is already registered")
     _REGISTERED[name] = factory

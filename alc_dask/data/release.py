@@ -25,10 +25,40 @@ DISCRETIZED_SUFFIX = "__discretized"
 
 @dataclass(frozen=True, eq=False)
 class Release:
-    """A prepared release: shared column schema and every table encoded as numpy arrays.
+    """A prepared release: the original table, the anonymized tables and an optional control table,
+    with one column schema and every table encoded as numpy arrays.
 
-    Cheap to ship to workers (arrays and small code tables, no DataFrames). `anonymized` may also
-    hold partitioned tables (see `alc_dask.data.partitioned`) with the same metadata.
+    Encoded once, with codes shared by every table, so attacks compare codes instead of values, and
+    cheap to ship to a cluster's workers (arrays and small code tables, no DataFrames). Build one
+    with `load`.
+
+    Attributes
+    ----------
+    columns : Mapping[str, Column]
+        Each column's kind (categorical or continuous), codes and bins.
+    original : EncodedTable
+        The people the release was made from (the attacks' targets).
+    anonymized : tuple
+        The released tables, each holding some of the original's columns; a release kept on a
+        cluster's workers holds partitioned tables (``alc_dask.data.partitioned``) instead.
+    control : EncodedTable or None
+        Other people of the same population, never released.
+    grouped : GroupedTable or None
+        A group-anonymized table (k-anonymous or Anatomy), read by the attacks that understand one.
+    generator : Mapping or None
+        How the release was made, as declared (a job's ``release.generator``: ``name``, ``version``,
+        ``epsilon``, ``delta``); the membership family reads a declared ε against its attacks.
+
+    Examples
+    --------
+    >>> from alc_dask import Release
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> truth = truth_releases(rows=500)  # 500 synthetic people, a control table and releases of them
+    >>> release = Release.load(truth.members, [truth.releases["copy"]], control=truth.control)
+    >>> release.original.n_rows, len(release.anonymized), release.column("age").kind
+    (500, 1, <ColumnKind.CONTINUOUS: 'continuous'>)
+    >>> release.decode("sex", release.secret_column("sex")[:3]).tolist()
+    ['male', 'male', 'female']
     """
 
     columns: Mapping[str, Column]
@@ -36,10 +66,7 @@ class Release:
     anonymized: tuple
     control: EncodedTable | None = None
     grouped: GroupedTable | None = None
-    """A group-anonymized table (k-anonymous or Anatomy), read by the attacks that understand one."""
     generator: Mapping[str, Any] | None = None
-    """How the release was made, as declared (a job's ``release.generator``: ``name``, ``version``,
-    ``epsilon``, ``delta``); the membership family reads a declared ε against its attacks. None: not declared."""
 
     @classmethod
     def load(
@@ -52,18 +79,54 @@ class Release:
         kinds: str = "alc_dask",
         grouped=None,
     ) -> Release:
-        """Read, type and encode a release (see `alc_dask.data.loading`).
+        """Read, type and encode a release.
 
-        Tables are Parquet or CSV files (local paths or fsspec URLs) or DataFrames. Each anonymized
-        table may hold a subset of the original's columns; the control table (original records not
-        used for the release) holds all of them. `columns` maps a column name to "categorical" or
-        "continuous" and overrides the inferred kind (numeric with more than `max_categories`
-        distinct values: continuous); `kinds="reference"` infers kinds by the reference package's
-        rule instead (`alc_dask.data.reference_kinds`). `grouped` (a `GroupedSpec` or a mapping of
-        its fields) adds a group-anonymized table; the anonymized tables may then be none. Numbers
-        stay exact (integers beyond 2^53 too), datetimes count as nanoseconds since 1970-01-01 UTC
-        (`alc_dask.data.numbers`). Raises `ReleaseError` naming the table and column on bad input;
-        warns (`ReleaseWarning`) of a continuous column a few extreme values dominate.
+        Missing values are kept: a missing category is a category of its own, and numbers stay
+        exact (integers beyond 2^53 too); datetimes count as nanoseconds since 1970-01-01 UTC.
+
+        Parameters
+        ----------
+        original : path, URL or pandas.DataFrame
+            The people the release was made from: a Parquet or CSV file (local path, folder or glob
+            of parts, or fsspec URL) or a DataFrame.
+        anonymized : one or a sequence of the same
+            The released tables; each may hold a subset of the original's columns.
+        control : the same, optional
+            Other people of the same population, never released; holds every column.
+        columns : Mapping[str, str], optional
+            ``"categorical"`` or ``"continuous"`` per column, overriding the inferred kind.
+        max_categories : int, optional
+            A numeric column with more distinct values than this is continuous.
+        kinds : {"alc_dask", "reference"}, default "alc_dask"
+            ``"reference"`` infers kinds by the reference package's rule (``alc_dask.data.reference_kinds``).
+        grouped : GroupedSpec or Mapping, optional
+            A group-anonymized table (generalized or Anatomy); the anonymized tables may then be none.
+
+        Returns
+        -------
+        Release
+
+        Raises
+        ------
+        ReleaseError
+            Unreadable or inconsistent input, naming the table and the column.
+
+        Warns
+        -----
+        ReleaseWarning
+            A continuous column that a few extreme values dominate (its distances would say little).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from alc_dask import Release
+        >>> original = pd.DataFrame({"zip": ["1010", "1020", None], "age": [34, 51, 29], "income": ["low", "high", "low"]})
+        >>> released = original.drop(columns="zip")  # a table may hold some of the columns
+        >>> release = Release.load(original, released, columns={"age": "categorical"})
+        >>> {name: str(column.kind) for name, column in release.columns.items()}
+        {'zip': 'categorical', 'age': 'categorical', 'income': 'categorical'}
+        >>> release.anonymized[0].columns
+        ('age', 'income')
         """
         return cls(*read_tables(original, anonymized, control, columns, max_categories, kinds, grouped))
 

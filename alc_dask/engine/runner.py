@@ -41,13 +41,68 @@ def run_job(
 ) -> pd.DataFrame:
     """Run every scenario of a job not yet finished in its output directory; return all its scores.
 
-    ``scheduler``: the address (or scheduler file) of a running Dask cluster; without it a local
-    cluster of ``workers`` single-threaded processes (default: one per core). ``out`` overrides the
-    spec's output directory; ``client`` runs on an existing Dask client instead. ``dashboard``: see
-    ``connect`` (checked before any work). One run at a time writes an output directory: another
-    run holding it raises ``FolderBusy`` naming it, or is waited for (``wait``). The scores frame
-    has a ``status`` column: ``ok``, ``failed`` or ``skipped`` (cannot be attacked; reason in ``error``).
-    The job's verdict is written beside its results, ``verdict.json`` (see ``alc_dask.report.verdict``).
+    What ``alc-dask run`` does: a stopped run resumes where it stopped (finished scenarios are not
+    run again), results are written as scenarios finish, and the job's verdict is written beside
+    them (``verdict.json``). Start it from a script's ``if __name__ == "__main__":`` block when it
+    starts a local cluster: the worker processes import the main module.
+
+    Parameters
+    ----------
+    spec_or_path : JobSpec or path
+        A job file (YAML or JSON; its paths are relative to it) or a validated spec (``alc_dask.jobs.validate_job``).
+    scheduler : str, optional
+        The address (or scheduler file) of a running Dask cluster; without it, a local cluster.
+    workers : int, optional
+        Single-threaded worker processes of the local cluster (default: one per core).
+    out : path or URL, optional
+        The output directory, instead of the spec's ``output``.
+    progress, verbose : bool
+        Show a progress bar; log each scenario.
+    client : distributed.Client, optional
+        Run on an existing Dask client instead.
+    dashboard : bool or str, default False
+        Serve the local cluster's Dask dashboard (True, or an address ``HOST:PORT``).
+    wait : bool, default False
+        Wait for another run holding the output directory, instead of raising ``FolderBusy``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scenario of the job, every family's columns; ``status`` is ``ok``, ``failed``
+        or ``skipped`` (the release cannot support it; the reason in ``error``).
+
+    Raises
+    ------
+    JobSpecError
+        A job file that cannot be used as written.
+    OptionError
+        A malformed scheduler or dashboard address.
+    FolderBusy
+        Another run writes the output directory (unless ``wait``).
+    ClusterError
+        A cluster that cannot be reached or was lost.
+
+    Examples
+    --------
+    >>> import yaml
+    >>> from alc_dask import run_job
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> truth = truth_releases(rows=500)
+    >>> for name, table in [("members", truth.members), ("copy", truth.releases["copy"]), ("control", truth.control)]:
+    ...     table.to_parquet(f"{name}.parquet")
+    >>> job = {
+    ...     "name": "copy",
+    ...     "release": {"original": "members.parquet", "anonymized": ["copy.parquet"], "control": "control.parquet"},
+    ...     "scenarios": [{"secret": "occupation", "known": ["age", "sex", "region"]}, {"family": "membership", "attack": "closest_distance"}],
+    ...     "output": "results",
+    ... }
+    >>> with open("job.yaml", "w") as file:
+    ...     yaml.safe_dump(job, file)
+    >>> scores = run_job("job.yaml", workers=1, progress=False)
+    >>> scores[["family", "status", "risk"]]
+           family status     risk
+    0         alc     ok  serious
+    1  membership     ok  at risk
     """
     check_dashboard(dashboard, scheduler)
     spec, source = _as_spec(spec_or_path)

@@ -38,7 +38,29 @@ def field_error(error: SettingError) -> PydanticCustomError:
 
 def column(name: str, type: pa.DataType, description: str) -> pa.Field:
     """A field of a results table with its one-line description (field metadata ``description``),
-    from which the README's column lists are generated (``python -m alc_dask.results.columns``)."""
+    from which reports and the documentation's column lists are generated.
+
+    Parameters
+    ----------
+    name : str
+        The column's name.
+    type : pyarrow.DataType
+        Its type.
+    description : str
+        One line saying what it holds.
+
+    Returns
+    -------
+    pyarrow.Field
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from alc_dask.families import column
+    >>> field = column("copied_share", pa.float64(), "share of released rows equal to a row of the original")
+    >>> field.type, field.metadata[b"description"]
+    (DataType(double), b'share of released rows equal to a row of the original')
+    """
     import pyarrow as pa
 
     return pa.field(name, type, metadata={"description": description})
@@ -46,7 +68,18 @@ def column(name: str, type: pa.DataType, description: str) -> pa.Field:
 
 class HeadlineInterval(NamedTuple):
     """A headline value, its interval (NaN bounds: not known) and the trials it rests on (attacks,
-    targets; None when not a count of trials)."""
+    targets; None when not a count of trials): what a verdict labels an evaluation from.
+
+    Examples
+    --------
+    >>> from alc_dask.families import get_family
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> disclosure = get_family("disclosure")
+    >>> evaluation = disclosure(keys=["sex", "region", "education"], target="occupation").evaluate(truth_releases(rows=500).release("copy"), seed=0)
+    >>> headline = disclosure.headline_interval(evaluation.measures)
+    >>> headline.low <= headline.value <= headline.high, headline.trials
+    (True, 500.0)
+    """
 
     value: float
     low: float
@@ -68,7 +101,22 @@ def exposed_records(records, evidence: str) -> pd.DataFrame:
 
 
 class FamilyParams(BaseModel):
-    """Base of every family's parameters: unknown keys are errors, values are frozen."""
+    """Base of every family's parameters: unknown keys are errors, values are frozen.
+
+    A pydantic model: a job file's entry is validated by it, and its fields are the entry's keys.
+
+    Examples
+    --------
+    >>> from alc_dask.families import FamilyParams
+    >>> class CopiedRowsParams(FamilyParams):
+    ...     table: int = 0
+    >>> CopiedRowsParams(tables=1)
+    Traceback (most recent call last):
+    ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for CopiedRowsParams
+    tables
+      Extra inputs are not permitted ...
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -77,7 +125,23 @@ class FamilyParams(BaseModel):
 class Evaluation:
     """What one evaluation found: its row of measures (the family's ``fields``) and, for families
     that make per-target predictions, those predictions (columns of ``alc_dask.results.PREDICTIONS``;
-    the engine adds ``scenario_id`` and leaves absent ones null)."""
+    the engine adds ``scenario_id`` and leaves absent ones null).
+
+    Attributes
+    ----------
+    measures : dict
+        One value per field of the family.
+    predictions : pyarrow.Table or None
+
+    Examples
+    --------
+    >>> from alc_dask.families import get_family
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> disclosure = get_family("disclosure")(keys=["sex", "region", "education"], target="occupation")
+    >>> evaluation = disclosure.evaluate(truth_releases(rows=500).release("bootstrap"), seed=0)
+    >>> evaluation.measures["risk"]
+    'safe'
+    """
 
     measures: dict[str, Any]
     predictions: pa.Table | None = None
@@ -86,7 +150,15 @@ class Evaluation:
 @dataclass(frozen=True)
 class CheckExamples:
     """What ``alc_dask.testing.check_family`` runs a family with: job entries for a small demo release
-    whose truth is known, and what that release must be."""
+    whose truth is known, and what that release must be.
+
+    Examples
+    --------
+    >>> from alc_dask.families import get_family
+    >>> from alc_dask.testing import demo_columns
+    >>> get_family("privacy_models").check_examples(demo_columns()).release
+    'grouped'
+    """
 
     entries: list[dict[str, Any]]
     """Scenario entries of a job, as written in a job file: a family's parameters (``family:`` may be
@@ -103,15 +175,52 @@ class CheckExamples:
 
 
 class EvaluationFamily:
-    """One kind of privacy evaluation.
+    """One kind of privacy evaluation: the base class of every family, built in or a plugin's.
 
-    Subclasses set ``name`` (what a job's ``family:`` says), ``Params`` (a ``FamilyParams``
+    Subclasses set ``name`` (what a job's ``family:`` says), ``Params`` (a `FamilyParams`
     model), ``fields`` (the pyarrow fields of the measures they write, each described: see
-    ``column``; the results hold them in a table of the family's own) and ``headline`` (the field
+    `column`; the results hold them in a table of the family's own) and ``headline`` (the field
     summaries rank by and audits compare: higher means more exposed), and implement ``check``,
     ``evaluate``, ``labels`` and ``check_examples`` (the entries ``alc_dask.testing.check_family``
     checks the contract with). A ``risk`` field (a label of ``alc_dask.measure.LABELS``) is in
-    every family's measures, so reports and audits speak one language across families.
+    every family's measures, so reports and audits speak one language across families. A package
+    registers its family by an entry point in the ``alc_dask.families`` group.
+
+    Parameters
+    ----------
+    params : FamilyParams or Mapping, optional
+        The evaluation's parameters, validated by ``Params``.
+    **kwargs
+        Parameters by name, over ``params``.
+
+    Examples
+    --------
+    A family measuring the share of released rows that copy a row of the original, evaluated in
+    this process:
+
+    >>> import pyarrow as pa
+    >>> from alc_dask.families import Evaluation, EvaluationFamily, FamilyParams, column
+    >>> from alc_dask.measure import risk_label
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> class CopiedRowsParams(FamilyParams):
+    ...     table: int = 0
+    >>> class CopiedRows(EvaluationFamily):
+    ...     name, Params, headline = "copied_rows", CopiedRowsParams, "copied_share"
+    ...     fields = (
+    ...         column("copied_share", pa.float64(), "share of released rows equal to a row of the original"),
+    ...         column("risk", pa.string(), "risk label of copied_share"),
+    ...     )
+    ...
+    ...     def evaluate(self, release, seed):
+    ...         released = release.anonymized[self.params.table]
+    ...         def rows(table):
+    ...             return zip(*(table.column_array(name) for name in released.columns))
+    ...         originals = set(rows(release.original))
+    ...         share = sum(row in originals for row in rows(released)) / released.n_rows
+    ...         return Evaluation({"copied_share": share, "risk": risk_label(share)})
+    >>> truth = truth_releases(rows=500)
+    >>> [CopiedRows(table=0).evaluate(truth.release(name), seed=0).measures for name in ("copy", "bootstrap")]
+    [{'copied_share': 1.0, 'risk': 'serious'}, {'copied_share': 0.0, 'risk': 'no loss'}]
     """
 
     name: ClassVar[str]
@@ -141,6 +250,7 @@ class EvaluationFamily:
 
     @classmethod
     def entry_model(cls) -> type[BaseModel]:
+        """The model a job's scenario entry of this family is validated by: ``Entry``, else ``Params``."""
         return cls.Entry or cls.Params
 
     @classmethod
@@ -185,6 +295,8 @@ class EvaluationFamily:
         """Raise ``ScenarioError`` naming the parameter and value when this evaluation cannot run on ``release``."""
 
     def evaluate(self, release: Release, seed: int) -> Evaluation:
+        """Measure ``release`` (on a worker, or in this process): one row of the declared ``fields``;
+        every random draw from ``seed``, so the same seed gives the same row."""
         raise NotImplementedError
 
     threshold: ClassVar[Threshold | None] = None
@@ -199,6 +311,19 @@ class EvaluationFamily:
         the point alone (no interval: never a pass on its own)."""
         value = _number(row.get(cls.headline))
         return HeadlineInterval(value, float("nan"), float("nan"), None)
+
+    @classmethod
+    def chosen_among(cls, scores: pd.DataFrame) -> list[int]:
+        """Per stored row of this family in ``scores`` (in order): how many evaluations, its own
+        included, answer the same question, so that the verdict, taking the worst of them, takes a
+        maximum. By default 1: each evaluation answers its own question."""
+        return [1] * len(scores)
+
+    @classmethod
+    def corrected_headline_interval(cls, row: Mapping[str, Any], among: int) -> HeadlineInterval:
+        """The headline's interval corrected for having been chosen as the worst of ``among``
+        evaluations (``chosen_among``), so that the maximum is not luck. By default not corrected."""
+        return cls.headline_interval(row)
 
     @classmethod
     def breaches(cls, row: Mapping[str, Any]) -> str | None:

@@ -18,12 +18,47 @@ DEFAULT_FAMILY = "alc"
 
 
 def family_names() -> list[str]:
-    """The default family, then every other registered family by name."""
+    """The default family, then every other registered family by name.
+
+    Returns
+    -------
+    list of str
+        The names a job's ``family:`` may say: the built-in families and those of installed packages.
+
+    Examples
+    --------
+    >>> from alc_dask.families import family_names
+    >>> names = family_names()
+    >>> names[0], "membership" in names
+    ('alc', True)
+    """
     return sorted(installed(FAMILY_GROUP), key=lambda name: (name != DEFAULT_FAMILY, name))
 
 
 def get_family(name: str) -> type:
-    """The family class registered as ``name``; a ``SettingError`` listing the known names otherwise."""
+    """The family class registered as ``name`` (its module imported now).
+
+    Parameters
+    ----------
+    name : str
+        A name of `family_names`.
+
+    Returns
+    -------
+    type
+        The `EvaluationFamily` subclass.
+
+    Raises
+    ------
+    SettingError
+        An unknown name, listing the known ones.
+
+    Examples
+    --------
+    >>> from alc_dask.families import get_family
+    >>> get_family("membership").headline
+    'membership_alc'
+    """
     target = installed(FAMILY_GROUP).get(name)
     if target is None:
         known = ", ".join(family_names())

@@ -57,17 +57,28 @@ class GroupedSpec(Strict):
     declared, are checked per group. See ``alc_dask.data.generalization`` for what a cell covers."""
 
     scheme: Literal["generalized", "anatomy"]
+    """``generalized``: one table of generalized cells (k-anonymity, ℓ-diversity); ``anatomy``: a
+    quasi-identifier table and a sensitive table joined by a group id."""
     table: str
+    """The generalized table, or Anatomy's quasi-identifier table (a path or URL)."""
     sensitive_table: str | None = None
+    """Anatomy's table of sensitive values per group."""
     sensitive: str
+    """The sensitive column, the one the attacker infers."""
     quasi_identifiers: Annotated[list[str], Field(min_length=1)] | None = None
     """Default: every column of ``table`` but the sensitive and group columns."""
     group: str | None = None
+    """The group id column; a generalized table without one groups rows with alike cells."""
     count: str | None = None
+    """Anatomy's column of how many rows of a group hold each sensitive value (else one row each)."""
     hierarchies: dict[str, str] = {}
+    """Column -> its generalization hierarchy, a file in ARX's CSV format."""
     hierarchy_delimiter: Annotated[str, Field(min_length=1, max_length=1)] = ";"
+    """The character between a hierarchy's levels."""
     k: Annotated[int, Field(ge=1)] | None = None
+    """The k the release declares, checked per group."""
     l: Annotated[int, Field(ge=1)] | None = None  # noqa: E741 (the scheme's own name)
+    """The ℓ the release declares (distinct sensitive values per group), checked per group."""
 
     @model_validator(mode="after")
     def _scheme_tables(self):
@@ -93,9 +104,12 @@ class GeneratorSpec(Strict):
     The membership family reads a declared ε against what its attacks prove (``alc_dask.measure.dp_audit``)."""
 
     name: Annotated[str, Field(min_length=1)]
+    """The generator, e.g. ``mst``."""
     version: str | None = None
     epsilon: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+    """A differentially private generator's ε."""
     delta: Annotated[float, Field(ge=0, lt=1)] | None = None
+    """Its δ, beside ε (0 when left out)."""
 
     @model_validator(mode="after")
     def _delta_with_epsilon(self):
@@ -117,17 +131,30 @@ class ReleaseSpec(Strict):
     """
 
     name: SafeName | None = None
+    """The release's label in results and audit folders (letters, digits, ``. _ -``); default: the
+    first anonymized table's file stem."""
     original: str
+    """The original table the release was made from: its people are the targets."""
     anonymized: list[str] = []
+    """The released tables (one or more; a single path is a list of one)."""
     control: str | None = None
+    """Original records kept out of the release (people of the same population not in it): the
+    WP29 families, membership and the control baseline need it."""
     grouped: GroupedSpec | None = None
+    """A group-anonymized table (k-anonymous, ℓ-diverse or Anatomy) of the release."""
     columns: dict[str, Literal["categorical", "continuous"]] = {}
+    """Column -> its kind, overriding the inferred one."""
     kinds: Literal["alc_dask", "reference"] = "alc_dask"
+    """How kinds are inferred: this project's rule, or ``reference``: as the ALC package 1.0.32 does."""
     broadcast_limit: ByteSize = ByteSize(DEFAULT_BROADCAST_LIMIT)
+    """Up to this size encoded (``512MiB``, or bytes) the release is copied to every worker; beyond,
+    it stays on the workers in parts."""
     rows_per_part: Annotated[int, Field(ge=1)] = ROWS_PER_PART
+    """Rows per encoded part of a release kept on the workers (Parquet row groups are kept whole)."""
     generator: GeneratorSpec | None = None
+    """How the release was made, as its maker declares it (recorded, and audited by the membership family)."""
 
-    @field_validator("anonymized", mode="before")
+    @field_validator("anonymized", mode="before", json_schema_input_type=str | list[str])
     @classmethod
     def _one_or_many(cls, value):
         return [value] if isinstance(value, str) else value
@@ -203,11 +230,17 @@ class JobSpec(Strict):
     """The fields of every job; ``job_model()`` adds the families' settings and scenario entries."""
 
     name: SafeName
+    """The job's name (letters, digits, ``. _ -``; not ``.`` or ``..``)."""
     release: ReleaseSpec
+    """The release evaluated: the original, its anonymized tables, a control table."""
     scenarios: Annotated[list[FamilyScenario | Generator], Field(min_length=1)]
+    """The evaluations: one entry per evaluation, or a generator of many."""
     seed: Annotated[int, Field(ge=0)] = 0
+    """Every scenario's seed is drawn from it and the scenario's id: the same seed, the same scores."""
     output: str = "alc-out"
+    """Where results go: a folder (relative to the job file) or an fsspec URL such as ``s3://bucket/prefix``."""
     audit: AuditSpec = AuditSpec()
+    """How nightly audits and the verdict judge the evaluations."""
 
     def family_settings(self) -> dict[str, BaseModel]:
         """Family name -> its job-wide settings, for the families that declare them."""

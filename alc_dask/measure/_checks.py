@@ -61,7 +61,28 @@ class SettingError(InputError, ValueError):
     """A settings field holds a value it cannot take: names the field, the value and what is allowed.
 
     Raised when a settings object is built, so the Python API and job files refuse the same values
-    (the job layer turns ``field`` into the place of the error in the job file).
+    (the job layer turns ``field`` into the place of the error in the job file). An `InputError`
+    and a ``ValueError``.
+
+    Parameters
+    ----------
+    field : str
+        The field at fault (``params.<name>`` for an attack's parameter).
+    value : object
+        The value it holds.
+    expected : str
+        What it may hold, as the message says it ("a number greater than 0").
+    message : str, optional
+        The message, when not ``"<field> must be <expected>; got <value>"``.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import SettingError, Tolerance
+    >>> try:
+    ...     Tolerance(epsilon=0)
+    ... except SettingError as error:
+    ...     print(error.field, "|", error.expected, "|", error)
+    epsilon | a number greater than 0 | epsilon must be a number greater than 0; got 0
     """
 
     def __init__(self, field: str, value, expected: str, message: str | None = None):

@@ -22,9 +22,32 @@ from alc_dask.shown import shown
 class PrcResult:
     """One precision/recall measure: the predictions kept at a cut, and what they achieve.
 
-    ``precision`` is the midpoint of the Wilson interval (what PRC and ALC use);
-    ``measured_precision`` is correct / n. ``confidence_cut`` is the lowest confidence kept
-    (NaN when nothing is kept).
+    Attributes
+    ----------
+    n, attempts, correct : int
+        Predictions kept, attempts made, and kept predictions that were right.
+    precision : float
+        The midpoint of the Wilson interval of ``correct / n``: what PRC and ALC use, so that a
+        few lucky predictions do not count as precision 1.
+    measured_precision : float
+        ``correct / n``.
+    recall : float
+        ``n / attempts``, times the recall scale of a pre-targeted attack.
+    interval_low, interval_high, interval_width : float
+        The Wilson interval of the precision and its width.
+    prc : float
+        The precision-recall coefficient (see `prc`).
+    confidence_cut : float
+        The lowest confidence kept (NaN when nothing is kept, -inf at full recall).
+
+    Examples
+    --------
+    >>> from alc_dask.measure import best_prc
+    >>> result = best_prc([True] * 300 + [True, False] * 100, [0.9] * 300 + [0.2] * 200)
+    >>> result.n, result.recall, result.found
+    (300, 0.6, True)
+    >>> sorted(result.to_dict("attack_"))[:2]
+    ['attack_attempts', 'attack_confidence_cut']
     """
 
     n: int
@@ -46,9 +69,11 @@ class PrcResult:
 
     @property
     def found(self) -> bool:
+        """Whether a cut was admissible (something was kept)."""
         return self.n > 0
 
     def to_dict(self, prefix: str = "") -> dict:
+        """The fields as a flat dict, each name after ``prefix`` (``"base_"``, ``"attack_"``: a scores row's columns)."""
         return {prefix + key: value for key, value in asdict(self).items()}
 
 
@@ -79,9 +104,47 @@ def best_prc(
 ) -> PrcResult:
     """The cut with the largest PRC among those whose Wilson interval is narrower than ``max_interval``.
 
-    ``correct[i]`` says whether attempt ``i`` was right, ``confidence[i]`` is its rank score.
-    ``recall_scale`` multiplies recall (``T_pre / T_all`` for pre-targeted recall relative to the
-    population, Francis & Wagner 2025, §3.5, eq. 4). Among cuts with equal PRC the one keeping fewest predictions wins.
+    An attacker keeps only its most confident predictions when that pays: this is the best such
+    choice whose precision is known to within ``max_interval``. Cuts fall between distinct
+    confidences; among cuts with equal PRC the one keeping fewest predictions wins.
+
+    Parameters
+    ----------
+    correct : array_like of bool or 0/1
+        Whether attempt ``i`` was right.
+    confidence : array_like of float
+        Attempt ``i``'s rank score, higher for surer predictions; the same length as ``correct``.
+    max_interval : float, default 0.1
+        The widest Wilson interval a cut may have; positive.
+    confidence_level : float, default 0.95
+        The Wilson interval's confidence level.
+    rmin, alpha : float
+        The PRC's parameters (see `prc`).
+    recall_scale : float, default 1.0
+        Multiplies recall, in (0, 1]: ``T_pre / T_all`` for a pre-targeted attack's recall relative
+        to the population (Francis & Wagner 2025, §3.5, eq. 4; see `pretargeted_scale`).
+
+    Returns
+    -------
+    PrcResult
+        The best cut; `PrcResult.empty` (every figure 0) when no cut is admissible.
+
+    Raises
+    ------
+    ValueError
+        Empty or mismatched inputs, correctness other than booleans or 0/1, NaN confidences, or a
+        parameter out of range.
+
+    Examples
+    --------
+    An attack right on its 300 most confident predictions and at chance on 200 others keeps the 300:
+
+    >>> from alc_dask.measure import best_prc
+    >>> result = best_prc([True] * 300 + [True, False] * 100, [0.9] * 300 + [0.2] * 200)
+    >>> result.n, result.recall, result.confidence_cut
+    (300, 0.6, 0.9)
+    >>> round(result.precision, 4), round(result.prc, 4)
+    (0.9937, 0.9935)
     """
     hits, conf = _validated(correct, confidence)
     if not 0.0 < recall_scale <= 1.0:
@@ -116,7 +179,32 @@ def best_prc(
 
 
 def prc_at_full_recall(correct, *, confidence_level: float = 0.95, rmin: float = 1e-4, alpha: float = 3.0, recall_scale: float = 1.0) -> PrcResult:
-    """The measure when every attempt counts as a prediction (recall 1): the prior approach's view."""
+    """The measure when every attempt counts as a prediction (recall 1): the prior approach's view.
+
+    Parameters
+    ----------
+    correct : array_like of bool or 0/1
+        Whether each attempt was right.
+    confidence_level, rmin, alpha, recall_scale : float
+        As for `best_prc`.
+
+    Returns
+    -------
+    PrcResult
+        Every attempt kept (``confidence_cut`` -inf), its interval whatever its width.
+
+    Raises
+    ------
+    ValueError
+        Empty input, or correctness other than booleans or 0/1.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import prc_at_full_recall
+    >>> result = prc_at_full_recall([True] * 300 + [True, False] * 100)
+    >>> result.n, result.recall, round(result.precision, 4)
+    (500, 1.0, 0.7977)
+    """
     hits = as_correctness("correct", correct)
     attempts, tp = len(hits), int(hits.sum())
     low, high, midpoint, recall, prc_value = _measure(np.array(attempts), np.array(tp), attempts, recall_scale, confidence_level, rmin, alpha)
@@ -137,7 +225,39 @@ def prc_at_full_recall(correct, *, confidence_level: float = 0.95, rmin: float =
 
 @dataclass(frozen=True)
 class MeasureSettings:
-    """The parameters every PRC of one scenario shares, so base and attack are measured alike."""
+    """The parameters every PRC of one scenario shares, so base and attack are measured alike.
+
+    Parameters
+    ----------
+    confidence_level : float, default 0.95
+        The Wilson intervals' confidence level, in (0, 1).
+    rmin : float, default 1e-4
+        The PRC's recall floor, in (0, 1) (see `prc`).
+    alpha : float, default 3.0
+        The PRC's exponent; positive.
+    abs_weight : float, default 0.0
+        The ALC's weight of the absolute improvement, in [0, 1] (see `alc`).
+    recall_scale : float, default 1.0
+        Multiplies recall, in (0, 1] (see `best_prc`).
+
+    Raises
+    ------
+    SettingError
+        A value out of range, naming the field.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import MeasureSettings
+    >>> settings = MeasureSettings(rmin=1e-3)
+    >>> round(settings.prc(0.9, 0.01), 4)
+    0.6333
+    >>> round(settings.at_full_recall([True] * 300 + [True, False] * 100).prc, 4)
+    0.7977
+    >>> MeasureSettings(alpha=0)
+    Traceback (most recent call last):
+    ...
+    alc_dask.measure._checks.SettingError: alpha must be a number greater than 0; got 0
+    """
 
     confidence_level: float = 0.95
     rmin: float = 1e-4
@@ -154,6 +274,7 @@ class MeasureSettings:
         check_number("recall_scale", self.recall_scale, 0.0, 1.0, open_low=True)
 
     def best_prc(self, correct, confidence, max_interval: float) -> PrcResult:
+        """`best_prc` with these settings."""
         return best_prc(
             correct,
             confidence,
@@ -165,7 +286,9 @@ class MeasureSettings:
         )
 
     def at_full_recall(self, correct) -> PrcResult:
+        """`prc_at_full_recall` with these settings."""
         return prc_at_full_recall(correct, confidence_level=self.confidence_level, rmin=self.rmin, alpha=self.alpha, recall_scale=self.recall_scale)
 
     def prc(self, precision: float, recall: float) -> float:
+        """`prc` with these settings."""
         return prc_of(precision, recall, rmin=self.rmin, alpha=self.alpha)

@@ -15,6 +15,16 @@ from alc_dask.measure.coefficient import alc as alc_of
 
 
 class HaltCode(StrEnum):
+    """Why a scenario stopped: its ALC far above or below the thresholds already by loose or tight
+    intervals, neither side improving any more, the baseline close to its expected PRC, or out of targets.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import HaltCode
+    >>> HaltCode("exhausted") is HaltCode.EXHAUSTED
+    True
+    """
+
     EARLY_HIGH_LOOSE = "early_high_loose"
     EARLY_LOW_LOOSE = "early_low_loose"
     EARLY_LOW_TIGHT = "early_low_tight"
@@ -26,6 +36,44 @@ class HaltCode(StrEnum):
 
 @dataclass(frozen=True)
 class HaltingRules:
+    """Every threshold of the halting rules; the defaults are the reference implementation's.
+
+    Parameters
+    ----------
+    min_pairs, check_every : int
+        The first check after ``min_pairs`` pairs, then one every ``check_every``.
+    tight_interval, loose_interval : float
+        The widest Wilson interval of a measure for a tight check, and for a loose one (used while
+        no tight measure exists), in (0, 1]; tight at most loose.
+    loose_high_alc, loose_low_alc : float
+        Halt when the optimistic ALC from loose intervals is above the first, or the pessimistic
+        one below the second.
+    tight_low_alc, tight_high_alc : float
+        Halt when the ALC of tight measures is below the first or above the second.
+    min_progress, progress_share : float
+        A side progresses when its PRC gains at least ``max(min_progress, progress_share · (1 − PRC))``.
+    diminishing_alc : float
+        Below this ALC, a check where neither side progresses halts.
+    expected_split_alc, expected_loose_closeness, expected_tight_closeness : float
+        Above ``diminishing_alc``, a stalled ML baseline halts once within the loose closeness of
+        its expected PRC (the tight one from ``expected_split_alc`` on).
+
+    Raises
+    ------
+    SettingError
+        A value out of range or bounds out of order, naming the field.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import HaltingRules
+    >>> HaltingRules(check_every=100).min_pairs
+    50
+    >>> HaltingRules(tight_interval=0.3)
+    Traceback (most recent call last):
+    ...
+    alc_dask.measure._checks.SettingError: loose_interval must be at least tight_interval (0.3); got 0.25
+    """
+
     min_pairs: int = 50
     check_every: int = 50
     tight_interval: float = 0.1
@@ -63,8 +111,27 @@ _ALC_THRESHOLDS = ("loose_high_alc", "loose_low_alc", "tight_low_alc", "tight_hi
 class Checkpoint:
     """What one check saw: the measures it used, their ALC, and whether (and why) to halt.
 
-    ``tight`` says whether both measures come from tight-interval cuts. ``alc_early_high`` and
-    ``alc_early_low`` are the optimistic and pessimistic ALCs from the loose intervals (NaN unless used).
+    Attributes
+    ----------
+    pairs : int
+        Pairs of base and attack predictions measured.
+    halt_code : HaltCode or None
+        Why to halt; None: go on.
+    base, attack : PrcResult
+        The measures the check used.
+    alc : float
+        Their ALC.
+    tight : bool
+        Whether both measures come from tight-interval cuts.
+    alc_early_high, alc_early_low : float
+        The optimistic and pessimistic ALCs from the loose intervals (NaN unless used).
+
+    Examples
+    --------
+    >>> from alc_dask.measure import HaltingMonitor
+    >>> checkpoint = HaltingMonitor().check([True, False] * 50, [1.0] * 100, [True] * 100, [1.0] * 100)
+    >>> checkpoint.halted, checkpoint.halt_code, checkpoint.tight
+    (True, <HaltCode.EARLY_HIGH_LOOSE: 'early_high_loose'>, False)
     """
 
     pairs: int
@@ -78,14 +145,40 @@ class Checkpoint:
 
     @property
     def halted(self) -> bool:
+        """Whether the scenario halts here."""
         return self.halt_code is not None
 
 
 class HaltingMonitor:
     """Checks paired base/attack predictions every ``check_every`` pairs and decides when to halt.
 
-    Keeps the best tight base and attack measures seen so far (chosen independently), which are
-    the scenario's final result when it halts for diminishing returns or runs out of targets.
+    Attacks are expensive: a scenario stops as soon as its ALC is known well enough. The monitor
+    keeps the best tight base and attack measures seen so far (chosen independently), which are
+    the scenario's result when it halts for diminishing returns or runs out of targets.
+
+    Parameters
+    ----------
+    rules : HaltingRules, optional
+        The thresholds (default: the reference implementation's).
+    expected_base_prc : float or None, optional
+        The PRC the ML baseline's model selection promised; None for baselines that promise none
+        (prior, control), which then halt on any stall.
+    measure : MeasureSettings, optional
+        How each PRC is measured.
+
+    Examples
+    --------
+    A sure attack against a coin-flip baseline: after 100 pairs even loose intervals put the ALC
+    above 0.9.
+
+    >>> from alc_dask.measure import HaltingMonitor
+    >>> monitor = HaltingMonitor()
+    >>> base, attack, sure = [True, False] * 50, [True] * 100, [1.0] * 100
+    >>> monitor.is_checkpoint(100)
+    True
+    >>> checkpoint = monitor.check(base, sure, attack, sure)
+    >>> checkpoint.halt_code, round(checkpoint.alc_early_high, 3)
+    (<HaltCode.EARLY_HIGH_LOOSE: 'early_high_loose'>, 0.908)
     """
 
     def __init__(
@@ -102,10 +195,27 @@ class HaltingMonitor:
         self.best_attack_: PrcResult | None = None
 
     def is_checkpoint(self, pairs: int) -> bool:
+        """Whether the rules check after ``pairs`` pairs."""
         return pairs >= self.rules.min_pairs and (pairs - self.rules.min_pairs) % self.rules.check_every == 0
 
     def check(self, base_correct, base_confidence, attack_correct, attack_confidence) -> Checkpoint:
-        """Measure all pairs so far and apply the rules in the reference implementation's order."""
+        """Measure all pairs so far and apply the rules in the reference implementation's order.
+
+        Parameters
+        ----------
+        base_correct, base_confidence, attack_correct, attack_confidence : array_like
+            Every pair so far: whether each side was right, and its rank score.
+
+        Returns
+        -------
+        Checkpoint
+            The measures used, their ALC and whether to halt.
+
+        Raises
+        ------
+        ValueError
+            Base and attack predictions not in pairs, or inputs `best_prc` refuses.
+        """
         pairs = self._pairs(base_correct, attack_correct)
         rules = self.rules
         base = self.measure.best_prc(base_correct, base_confidence, rules.tight_interval)
@@ -130,7 +240,10 @@ class HaltingMonitor:
         return self._stalled(pairs)
 
     def finish(self, base_correct, base_confidence, attack_correct, attack_confidence) -> Checkpoint:
-        """Out of targets: the best measures over everything seen, tight where possible, else loose."""
+        """Out of targets: the best measures over everything seen, tight where possible, else loose.
+
+        Takes the same arguments as `check`; the checkpoint's code is ``EXHAUSTED``.
+        """
         pairs = self._pairs(base_correct, attack_correct)
         tight_base = self.measure.best_prc(base_correct, base_confidence, self.rules.tight_interval)
         tight_attack = self.measure.best_prc(attack_correct, attack_confidence, self.rules.tight_interval)

@@ -22,9 +22,34 @@ from alc_dask.measure.interval import wilson_interval
 
 
 def precision_improvement(attack_precision, base_precision):
-    """``(P_atk - P_base) / (1 - P_base)``, element-wise; both are clipped below 1 first (as PRCs are
-    for the ALC), so a perfect baseline gives 0 against a perfect attack and a very negative PI
-    against any other, never a division by 0."""
+    """``(P_atk - P_base) / (1 - P_base)``: the share of the room above the baseline's precision the attack takes.
+
+    Both are clipped below 1 first (as PRCs are for the ALC), so a perfect baseline gives 0 against
+    a perfect attack and a very negative PI against any other, never a division by 0.
+
+    Parameters
+    ----------
+    attack_precision, base_precision : float or array_like
+        Precisions in [0, 1]; arrays are taken element-wise.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The precision improvement, at most 1.
+
+    Raises
+    ------
+    ValueError
+        A precision outside [0, 1], or NaN.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import precision_improvement
+    >>> precision_improvement(0.9, 0.5)
+    0.8
+    >>> round(precision_improvement(0.5, 0.9), 3)
+    -4.0
+    """
     attack = np.minimum(as_float_array("attack_precision", attack_precision, low=0.0, high=1.0), PRC_CEILING)
     base = np.minimum(as_float_array("base_precision", base_precision, low=0.0, high=1.0), PRC_CEILING)
     result = (attack - base) / (1.0 - base)
@@ -33,18 +58,37 @@ def precision_improvement(attack_precision, base_precision):
 
 @dataclass(frozen=True)
 class MatchedCoverage:
+    """Precision improvement of an attack over the baseline on exactly the targets the attack predicted for.
+
+    Attributes
+    ----------
+    pi, pi_low, pi_high : float
+        The precision improvement and its interval (from both precisions' Wilson intervals).
+    coverage : float
+        The share of the targets the attack made predictions for (the same for both sides).
+    attack_precision : float
+        The attack's precision (Wilson midpoint) on those targets.
+    base_precision, base_precision_low, base_precision_high : float
+        The baseline's precision on exactly those targets, and its interval.
+    vulnerable : bool
+        PI above 0 and no cut of the baseline as precise as the attack on at least as many targets.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import MatchedCoverage
+    >>> MatchedCoverage.none().vulnerable
+    False
+    """
+
     pi: float
     pi_low: float
     pi_high: float
     coverage: float
-    """The share of the targets the attack made predictions for (the same for both sides)."""
     attack_precision: float
     base_precision: float
-    """The baseline's precision on exactly the targets the attack made predictions for."""
     base_precision_low: float
     base_precision_high: float
     vulnerable: bool
-    """PI above 0 and no cut of the baseline as precise as the attack on at least as many targets."""
 
     @classmethod
     def none(cls) -> "MatchedCoverage":
@@ -53,6 +97,7 @@ class MatchedCoverage:
         return cls(nan, nan, nan, 0.0, nan, nan, nan, nan, False)
 
     def to_dict(self) -> dict:
+        """The figures as a scores row's ``pi_*`` columns."""
         return {
             "pi": self.pi,
             "pi_low": self.pi_low,
@@ -67,9 +112,43 @@ class MatchedCoverage:
 
 
 def matched_coverage(predicted, attack_correct, base_correct, base_confidence, confidence_level: float = 0.95) -> MatchedCoverage:
-    """PI of the attack's predictions (``predicted``: which targets it predicted for) against the
-    baseline's predictions on the same targets, with intervals from both precisions' Wilson
-    intervals, and the verdict. ``base_confidence`` ranks the baseline's own cuts for the verdict."""
+    """PI of the attack's predictions against the baseline's on the same targets, and the verdict.
+
+    The ALC compares each side's best cut chosen on its own; this holds coverage equal, so an
+    attack that is precise only where the baseline is too is no vulnerability.
+
+    Parameters
+    ----------
+    predicted : array_like of bool
+        Per target, whether the attack made a prediction (did not abstain).
+    attack_correct, base_correct : array_like of bool
+        Per target, whether the attack's and the baseline's predictions were right.
+    base_confidence : array_like of float
+        The baseline's rank scores: its own cuts decide whether it dominates the attack.
+    confidence_level : float, default 0.95
+        The Wilson intervals' confidence level.
+
+    Returns
+    -------
+    MatchedCoverage
+        `MatchedCoverage.none` when the attack predicted for no target.
+
+    Raises
+    ------
+    ValueError
+        Empty or mismatched inputs, or values other than booleans or 0/1.
+
+    Examples
+    --------
+    An attack predicting for half the targets, 90% right, against a coin-flip baseline:
+
+    >>> from alc_dask.measure import matched_coverage
+    >>> predicted = [True] * 100 + [False] * 100
+    >>> attack_correct = [True] * 90 + [False] * 110
+    >>> result = matched_coverage(predicted, attack_correct, [True, False] * 100, [0.5] * 200)
+    >>> result.coverage, round(result.pi, 2), result.vulnerable
+    (0.5, 0.77, True)
+    """
     kept = as_correctness("predicted", predicted)
     attack_hits, base_hits = as_correctness("attack_correct", attack_correct), as_correctness("base_correct", base_correct)
     base_rank = as_float_array("base_confidence", base_confidence)

@@ -19,7 +19,35 @@ def wilson_interval(n, precision, confidence: float = 0.95):
     """Wilson score interval ``(low, high)`` of a precision measured on ``n`` predictions.
 
     Wilson rather than the normal approximation because attacks often run at precision near
-    0 or 1 on few predictions. ``n = 0`` gives ``(0, 0)``. Element-wise on arrays.
+    0 or 1 on few predictions.
+
+    Parameters
+    ----------
+    n : int or array_like
+        Predictions made; ``n = 0`` gives ``(0, 0)``.
+    precision : float or array_like
+        The share of them that were right, in [0, 1].
+    confidence : float, default 0.95
+        The interval's confidence level, in (0, 1).
+
+    Returns
+    -------
+    tuple
+        ``(low, high)``: floats for scalar input, arrays otherwise.
+
+    Raises
+    ------
+    ValueError
+        A negative count, a precision outside [0, 1], or a confidence outside (0, 1).
+
+    Examples
+    --------
+    >>> from alc_dask.measure import wilson_interval
+    >>> low, high = wilson_interval(100, 0.9)
+    >>> round(low, 4), round(high, 4)
+    (0.8256, 0.9448)
+    >>> wilson_interval(0, 0.5)
+    (0.0, 0.0)
     """
     counts = as_float_array("n", n, low=0.0)
     p = as_float_array("precision", precision, low=0.0, high=1.0)

@@ -24,7 +24,7 @@ import numpy as np
 
 from alc_dask.measure._checks import as_float_array, as_nonempty_1d, in_open_unit
 from alc_dask.measure.coefficient import alc, prc
-from alc_dask.measure.interval import wilson_interval
+from alc_dask.measure.interval import wilson_interval, z_score
 from alc_dask.shown import shown
 
 DEFAULT_SKEWS = ("1:1", "1:2", "1:5", "1:10", "1:50", "1:100", "1:1000")
@@ -36,7 +36,30 @@ RECALLS = (0.001, 0.01, 0.1, 0.5)
 
 @dataclass(frozen=True)
 class Skew:
-    """An observational skew: ``members`` members for ``non_members`` non-members (only the ratio matters)."""
+    """An observational skew: ``members`` members for ``non_members`` non-members (only the ratio matters).
+
+    A real attacker meets far more non-members than members; precision is only meaningful at the
+    skew it meets.
+
+    Parameters
+    ----------
+    members, non_members : float
+        Positive numbers.
+
+    Raises
+    ------
+    ValueError
+        A count that is not a positive number.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import Skew
+    >>> skew = Skew.parse("1:100")
+    >>> str(skew), skew.in_words(), round(skew.baseline, 4)
+    ('1:100', '1 member in 101 people', 0.0099)
+    >>> str(Skew.of_population(1000, 101000))
+    '1000:100000'
+    """
 
     members: float
     non_members: float
@@ -84,7 +107,33 @@ class Skew:
 
 
 def precision_at_skew(tpr, fpr, members: float, non_members: float):
-    """``TPR·M / (TPR·M + FPR·N)``, element-wise; NaN where the attack claims no one (TPR = FPR = 0)."""
+    """Precision of a membership attack at a skew: ``TPR·M / (TPR·M + FPR·N)``.
+
+    Parameters
+    ----------
+    tpr, fpr : float or array_like
+        True and false positive rates in [0, 1]; arrays are taken element-wise.
+    members, non_members : float
+        The skew ``M:N``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The precision; NaN where the attack claims no one (TPR = FPR = 0).
+
+    Raises
+    ------
+    ValueError
+        A rate outside [0, 1], or a skew count that is not positive.
+
+    Examples
+    --------
+    A TPR of 0.5 at an FPR of 1% is 98% precise on as many members as non-members, 33% at 1:100:
+
+    >>> from alc_dask.measure import precision_at_skew
+    >>> round(precision_at_skew(0.5, 0.01, 1, 1), 3), round(precision_at_skew(0.5, 0.01, 1, 100), 3)
+    (0.98, 0.333)
+    """
     skew = Skew(members, non_members)
     tpr = as_float_array("tpr", tpr, low=0.0, high=1.0)
     fpr = as_float_array("fpr", fpr, low=0.0, high=1.0)
@@ -96,9 +145,27 @@ def precision_at_skew(tpr, fpr, members: float, non_members: float):
 
 @dataclass(frozen=True)
 class TprAtFpr:
+    """The true positive rate at a false positive rate the non-members can resolve.
+
+    Attributes
+    ----------
+    fpr_target : float
+        The false positive rate asked for.
+    fpr : float
+        The false positive rate actually reached (at most the target).
+    tpr, tpr_low, tpr_high : float
+        The true positive rate there, and its Wilson interval.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import Roc
+    >>> roc = Roc.from_scores([0.9, 0.8, 0.7, 0.4] * 5, [0.6, 0.3, 0.2, 0.1] * 5)
+    >>> [(point.fpr_target, point.tpr) for point in roc.tpr_at_fpr()]
+    [(0.1, 0.75)]
+    """
+
     fpr_target: float
     fpr: float
-    """The false positive rate actually reached (at most the target)."""
     tpr: float
     tpr_low: float
     tpr_high: float
@@ -106,27 +173,72 @@ class TprAtFpr:
 
 @dataclass(frozen=True)
 class PrecisionAtSkew:
+    """What a membership attack achieves at one skew (see `Roc.precision_at`).
+
+    Attributes
+    ----------
+    skew : str
+        The skew, as ``"1:100"``.
+    baseline : float
+        Precision of the all-member guess.
+    precision, precision_low, precision_high : float
+        The best precision the data supports (the point of highest lower bound) and its bounds.
+    recall : float
+        The recall (TPR) at that point.
+    above_baseline : bool
+        The precision's lower bound is above the baseline.
+    alc : float
+        The ALC of the attack over the all-member guess (PRC at recall 1): the attack's PRC at the
+        point whose PRC of the lower precision bound is highest.
+    at_recall : tuple of (float, float)
+        (recall, precision) at each of ``RECALLS`` the attack reaches.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from alc_dask.measure import Roc, Skew
+    >>> rng = np.random.default_rng(0)
+    >>> roc = Roc.from_scores(rng.normal(1, 1, 1000), rng.normal(0, 1, 1000))
+    >>> at = roc.precision_at(Skew(1, 10))
+    >>> at.skew, round(at.baseline, 4), at.above_baseline
+    ('1:10', 0.0909, True)
+    """
+
     skew: str
     baseline: float
-    """Precision of the all-member guess."""
     precision: float
     precision_low: float
     precision_high: float
     recall: float
     above_baseline: bool
-    """The precision's lower bound is above the baseline."""
     alc: float
-    """The ALC of the attack over the all-member guess (PRC at recall 1): the attack's PRC at the
-    point whose PRC of the lower precision bound is highest."""
     at_recall: tuple[tuple[float, float], ...]
-    """(recall, precision) at each of ``RECALLS`` the attack reaches."""
 
 
 @dataclass(frozen=True)
 class Roc:
     """False and true positives at every distinct threshold of a score, highest threshold first,
-    from (0, 0) to (``n_non_members``, ``n_members``). Points inside a straight vertical or
-    horizontal run are dropped: no figure here depends on them."""
+    from (0, 0) to (``n_non_members``, ``n_members``).
+
+    Kept as counts, so any figure can be recomputed later at another skew or confidence level.
+    Points inside a straight vertical or horizontal run are dropped: no figure depends on them.
+
+    Parameters
+    ----------
+    false_positives, true_positives : numpy.ndarray
+        Counts at each threshold (build with `from_scores` or `from_counts`).
+    n_members, n_non_members : int
+        The records scored.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import Roc
+    >>> roc = Roc.from_scores([0.9, 0.8, 0.7, 0.4], [0.6, 0.3, 0.2, 0.1])
+    >>> roc.auc()
+    0.9375
+    >>> roc.tpr.tolist(), roc.fpr.tolist()
+    ([0.0, 0.75, 0.75, 1.0, 1.0], [0.0, 0.0, 0.25, 0.25, 1.0])
+    """
 
     false_positives: np.ndarray
     true_positives: np.ndarray
@@ -135,7 +247,9 @@ class Roc:
 
     @classmethod
     def from_scores(cls, member_scores, non_member_scores) -> Roc:
-        """The ROC of a score that is higher for records more likely to be members."""
+        """The ROC of a score that is higher for records more likely to be members.
+
+        Raises ``ValueError`` on an empty side or a NaN score."""
         members = _scores("member_scores", member_scores)
         non_members = _scores("non_member_scores", non_member_scores)
         scores = np.concatenate([members, non_members])
@@ -157,16 +271,33 @@ class Roc:
 
     @property
     def tpr(self) -> np.ndarray:
+        """True positive rates, highest threshold first."""
         return self.true_positives / self.n_members
 
     @property
     def fpr(self) -> np.ndarray:
+        """False positive rates, highest threshold first."""
         return self.false_positives / self.n_non_members
 
     def auc(self) -> float:
         """Area under the ROC: the chance that a random member scores above a random non-member (ties half)."""
         fp, tp = self.false_positives.astype(float), self.true_positives.astype(float)
         return float(np.sum(np.diff(fp) * (tp[1:] + tp[:-1]) / 2) / (self.n_members * self.n_non_members))
+
+    def auc_interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
+        """The AUC's interval: normal, with DeLong's variance (DeLong, DeLong & Clarke-Pearson 1988,
+        Biometrics 44(3), §2), ``S10 / M + S01 / N``, the variances over members of the share of
+        non-members each outscores and over non-members of the share of members outscoring each
+        (ties half). Every record of one ROC step has the same share, and a merged run holds records
+        of one side only, so the counts give them exactly. Clipped to [0, 1]."""
+        z = z_score(in_open_unit("confidence_level", confidence_level))
+        fp, tp = self.false_positives.astype(float), self.true_positives.astype(float)
+        new_fp, new_tp = np.diff(fp), np.diff(tp)
+        outscored = (self.n_non_members - fp[1:] + new_fp / 2) / self.n_non_members
+        outscoring = (tp[:-1] + new_tp / 2) / self.n_members
+        variance = _weighted_variance(outscored, new_tp) / self.n_members + _weighted_variance(outscoring, new_fp) / self.n_non_members
+        auc, half = self.auc(), z * float(np.sqrt(variance))
+        return max(0.0, auc - half), min(1.0, auc + half)
 
     def tpr_at_fpr(self, targets=FPR_TARGETS, confidence_level: float = 0.95) -> list[TprAtFpr]:
         """The TPR at each target FPR the non-members can resolve (target · N ≥ 1), with its interval
@@ -238,6 +369,15 @@ def _scores(name: str, values) -> np.ndarray:
     if missing.size:
         raise ValueError(f"{name} holds NaN (first at position {missing[0]}): every record needs a score")
     return scores
+
+
+def _weighted_variance(values: np.ndarray, counts: np.ndarray) -> float:
+    """The sample variance (n - 1 in the denominator) of ``values`` each held by ``counts`` records; 0 for fewer than two."""
+    n = counts.sum()
+    if n < 2:
+        return 0.0
+    mean = np.sum(values * counts) / n
+    return float(np.sum(counts * (values - mean) ** 2) / (n - 1))
 
 
 def _number(value: float) -> str:

@@ -20,12 +20,41 @@ from alc_dask.shown import shown
 
 @dataclass(frozen=True)
 class SuccessRate:
+    """An attack's success rate with its symmetric error (see `success_rate`).
+
+    Attributes
+    ----------
+    value, error : float
+        The Wilson-corrected rate and its error.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import success_rate
+    >>> rate = success_rate(100, 30)
+    >>> round(rate.value, 4), round(rate.error, 4)
+    (0.3074, 0.0884)
+    """
+
     value: float
     error: float
 
 
 @dataclass(frozen=True)
 class PrivacyRisk:
+    """A privacy risk and its interval, bounded to [0, 1] (see `bounded`).
+
+    Attributes
+    ----------
+    value, low, high : float
+        The risk and its interval.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import SuccessRate, bounded
+    >>> bounded(SuccessRate(0.05, 0.1))
+    PrivacyRisk(value=0.05, low=0.0, high=0.15000000000000002)
+    """
+
     value: float
     low: float
     high: float
@@ -34,8 +63,34 @@ class PrivacyRisk:
 def success_rate(n_attacks: int, n_success: float, confidence_level: float = 0.95) -> SuccessRate:
     """Wilson's estimate ``(s + z²/2) / (n + z²)`` and error ``z / (n + z²) · sqrt(s(n - s)/n + z²/4)``.
 
-    ``n_success`` may be fractional (a control count scaled to the original's size). No attacks
-    give the uninformed 0.5 ± 0.5.
+    Corrected so that few attacks do not give a rate of exactly 0 or 1, as Anonymeter reports it.
+
+    Parameters
+    ----------
+    n_attacks : int
+        Attacks made; no attacks give the uninformed 0.5 ± 0.5.
+    n_success : float
+        Attacks won, in [0, n_attacks]; may be fractional (a control count scaled to the original's size).
+    confidence_level : float, default 0.95
+        In (0, 1).
+
+    Returns
+    -------
+    SuccessRate
+
+    Raises
+    ------
+    ValueError
+        Counts out of range, or ``confidence_level`` outside (0, 1).
+
+    Examples
+    --------
+    >>> from alc_dask.measure import success_rate
+    >>> rate = success_rate(100, 30)
+    >>> round(rate.value, 4), round(rate.error, 4)
+    (0.3074, 0.0884)
+    >>> success_rate(0, 0).value
+    0.5
     """
     if n_attacks < 0 or not 0 <= n_success <= max(n_attacks, 0):
         raise ValueError(f"need 0 <= n_success <= n_attacks; got n_success {shown(n_success)}, n_attacks {shown(n_attacks)}")
@@ -47,7 +102,27 @@ def success_rate(n_attacks: int, n_success: float, confidence_level: float = 0.9
 
 
 def residual_rate(main: SuccessRate, control: SuccessRate) -> SuccessRate:
-    """The main rate's excess over the control's, normalized; NaN when the control always succeeds."""
+    """The main rate's excess over the control's, normalized: ``(main - control) / (1 - control)``.
+
+    What the attack wins on the original beyond what it wins on people never released.
+
+    Parameters
+    ----------
+    main, control : SuccessRate
+        The main attack's rate on original records and its rate on control records.
+
+    Returns
+    -------
+    SuccessRate
+        The residual rate with its propagated error; NaN when the control always succeeds.
+
+    Examples
+    --------
+    >>> from alc_dask.measure import residual_rate, success_rate
+    >>> residual = residual_rate(success_rate(100, 30), success_rate(100, 10))
+    >>> round(residual.value, 4), round(residual.error, 4)
+    (0.2176, 0.1129)
+    """
     if control.value >= 1.0:
         return SuccessRate(float("nan"), float("nan"))
     gap = 1.0 - control.value
@@ -57,7 +132,22 @@ def residual_rate(main: SuccessRate, control: SuccessRate) -> SuccessRate:
 
 
 def bounded(rate: SuccessRate) -> PrivacyRisk:
-    """The value and ``value ± error`` clipped to [0, 1]."""
+    """The value and ``value ± error`` clipped to [0, 1]: a risk, as reported.
+
+    Parameters
+    ----------
+    rate : SuccessRate
+
+    Returns
+    -------
+    PrivacyRisk
+
+    Examples
+    --------
+    >>> from alc_dask.measure import SuccessRate, bounded
+    >>> bounded(SuccessRate(0.05, 0.1)).low
+    0.0
+    """
 
     def clip(x: float) -> float:
         return min(max(x, 0.0), 1.0)
@@ -69,8 +159,27 @@ def bounded(rate: SuccessRate) -> PrivacyRisk:
 class AttackCounts:
     """Attacks made and won by the main, baseline and control attacks of one evaluation.
 
-    ``n_control_attacks`` is 0 when the release has no control table: the risk is then the main
-    rate itself, as in Anonymeter.
+    The counts are what results keep, so the risk can be recomputed at any confidence level.
+
+    Parameters
+    ----------
+    n_attacks, n_success : int
+        The main attack's attacks on original records, and its successes.
+    n_baseline_attacks, n_baseline_success : int
+        The random baseline attack's.
+    n_control_attacks : int, default 0
+        The main attack's attacks on control records; 0 when the release has no control table:
+        the risk is then the main rate itself, as in Anonymeter.
+    n_control_success : float, default 0.0
+        Its successes (fractional when scaled to the original's size).
+
+    Examples
+    --------
+    >>> from alc_dask.measure import AttackCounts
+    >>> counts = AttackCounts(100, 30, 100, 5, n_control_attacks=100, n_control_success=10)
+    >>> measures = counts.measures()
+    >>> round(measures["privacy_risk"], 4), measures["beats_baseline"]
+    (0.2176, True)
     """
 
     n_attacks: int
@@ -103,6 +212,26 @@ class AttackCounts:
 
 def singling_out_probability(n, w_max: float):
     """Chance that a predicate isolates exactly one of ``n`` records, for predicates whose match
-    probability is uniform on [0, ``w_max``]: ``(1 - (n w + 1)(1 - w)^n) / (n + 1)``. Anonymeter fits
-    it (times a norm) to counts on subsamples, to scale a control table's count to another size."""
+    probability is uniform on [0, ``w_max``]: ``(1 - (n w + 1)(1 - w)^n) / (n + 1)``.
+
+    Anonymeter fits it (times a norm) to counts on subsamples, to scale a control table's count
+    to another size.
+
+    Parameters
+    ----------
+    n : int or array_like
+        Records.
+    w_max : float
+        The largest match probability of a predicate.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> from alc_dask.measure import singling_out_probability
+    >>> round(singling_out_probability(1000, 0.001), 6)
+    0.000264
+    """
     return (1.0 - (n * w_max + 1.0) * (1.0 - w_max) ** n) / (n + 1.0)

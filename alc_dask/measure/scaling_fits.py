@@ -38,7 +38,27 @@ fit, so it also starts from these, and the lowest loss wins."""
 
 @dataclass(frozen=True)
 class Fit:
-    """A fitted scaling model: ``model`` predicts ``correctness(n)``."""
+    """A fitted scaling model: ``model`` predicts ``correctness(n)``.
+
+    Attributes
+    ----------
+    method : str
+        ``PYC-MB``, ``MAP``, ``ENT``, ``EXP`` or ``POL``.
+    model : PitmanYor or a rule of thumb
+    converged : bool
+        Whether the optimiser converged (a fit that did not is reported, not dropped).
+    message : str
+        The optimiser's message.
+    bounds : tuple of str
+        The parameters that ended at a bound of their range, as "gamma at its bound -1".
+
+    Examples
+    --------
+    >>> from alc_dask.measure.scaling_fits import fit_profile
+    >>> fit = fit_profile([1, 2, 3], [50, 20, 10])  # 50 sets of one record, 20 of two, 10 of three
+    >>> fit.method, fit.converged, fit.bounds
+    ('MAP', True, ('gamma at its bound 0',))
+    """
 
     method: str
     model: object
@@ -48,11 +68,43 @@ class Fit:
     """The parameters that ended at a bound of their range, as "gamma at its bound -1"."""
 
     def correctness(self, n):
+        """The fitted model's expected correctness at population sizes ``n``."""
         return self.model.correctness(n)
 
 
 def fit_correctness(n, kappa, allow_negative_gamma: bool = False, start=START) -> Fit:
-    """PYC-MB: Pitman–Yor (h, γ) fitted to measured correctness ``kappa`` at sizes ``n``."""
+    """PYC-MB: Pitman–Yor (h, γ) fitted to measured correctness ``kappa`` at sizes ``n``
+    (log n-weighted squared errors), to forecast it at the population's size.
+
+    Parameters
+    ----------
+    n, kappa : array_like
+        At least two sample sizes and the correctness measured at each.
+    allow_negative_gamma : bool, default False
+        Let γ go down to −1 (a tail lighter than geometric: few combinations of values).
+    start : tuple of float, optional
+        The first (h, γ) tried; other starts are tried too, the lowest loss wins.
+
+    Returns
+    -------
+    Fit
+
+    Raises
+    ------
+    ValueError
+        Fewer than two points, or ``n`` and ``kappa`` of other lengths.
+
+    Examples
+    --------
+    The fit finds the model that made the points:
+
+    >>> from alc_dask.measure.pitman_yor import PitmanYor
+    >>> from alc_dask.measure.scaling_fits import fit_correctness
+    >>> n = [100, 1000, 10000, 100000]
+    >>> fit = fit_correctness(n, PitmanYor.of_entropy(10.0, 0.5).correctness(n))
+    >>> fit.converged, round(fit.model.h, 3), round(fit.model.gamma, 3)
+    (True, 10.0, 0.5)
+    """
     n, kappa = _points(n, kappa)
     weights = np.log(n)  # κ(1) = 1 always: it tells nothing
     low = -1.0 if allow_negative_gamma else 0.0
@@ -67,7 +119,32 @@ def fit_correctness(n, kappa, allow_negative_gamma: bool = False, start=START) -
 
 
 def fit_profile(set_sizes, set_counts, allow_negative_gamma: bool = False, start=START) -> Fit:
-    """MAP: Pitman–Yor (h, γ) most likely to have produced ``set_counts[i]`` sets of ``set_sizes[i]`` records."""
+    """MAP: Pitman–Yor (h, γ) most likely to have produced ``set_counts[i]`` sets of ``set_sizes[i]`` records.
+
+    Parameters
+    ----------
+    set_sizes, set_counts : array_like
+        The frequency profile of the anonymity sets of a sample.
+    allow_negative_gamma : bool, default False
+    start : tuple of float, optional
+        As for `fit_correctness`.
+
+    Returns
+    -------
+    Fit
+
+    Raises
+    ------
+    ValueError
+        An empty profile, sizes below 1 or negative counts.
+
+    Examples
+    --------
+    >>> from alc_dask.measure.scaling_fits import fit_profile
+    >>> fit = fit_profile([1, 2, 3], [50, 20, 10])
+    >>> round(float(fit.correctness(100)), 3)
+    0.703
+    """
     sizes, counts = np.asarray(set_sizes, dtype=float), np.asarray(set_counts, dtype=float)
     if sizes.size == 0 or np.any(sizes < 1) or np.any(counts < 0) or counts.sum() == 0:
         raise ValueError("a frequency profile needs set sizes of at least 1 and non-negative counts, not all 0")
@@ -168,7 +245,32 @@ class Polynomial:
 
 
 def fit_baselines(n, kappa) -> dict[str, Fit]:
-    """ENT, EXP and POL fitted to the same points (Nelder–Mead, the same log n weights)."""
+    """The rules of thumb PYC-MB is compared with (Rocher et al. 2025, Fig. 2): entropy (ENT),
+    exponential decay (EXP) and a polynomial in log n (POL), fitted to the same points.
+
+    Parameters
+    ----------
+    n, kappa : array_like
+        As for `fit_correctness`.
+
+    Returns
+    -------
+    dict of str to Fit
+        ``ENT``, ``EXP`` and ``POL``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two points.
+
+    Examples
+    --------
+    >>> from alc_dask.measure.pitman_yor import PitmanYor
+    >>> from alc_dask.measure.scaling_fits import fit_baselines
+    >>> n = [100, 1000, 10000, 100000]
+    >>> sorted(fit_baselines(n, PitmanYor.of_entropy(10.0, 0.5).correctness(n)))
+    ['ENT', 'EXP', 'POL']
+    """
     n, kappa = _points(n, kappa)
     weights = np.log(n)
     fits = {}

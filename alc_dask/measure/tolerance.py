@@ -22,6 +22,31 @@ RELATIVE_TO = ("value", "range")
 
 @dataclass(frozen=True)
 class Tolerance:
+    """When a predicted number counts as right for a continuous secret: within ``epsilon`` of the
+    true value, relative to that value or to the column's range (see the module's description).
+
+    Parameters
+    ----------
+    epsilon : float, default 0.05
+        The tolerance; positive.
+    relative_to : {"value", "range"}, default "value"
+        ``value``: ``|predicted - true| <= epsilon * |true|``; ``range``: ``<= epsilon * (max - min)``.
+
+    Raises
+    ------
+    SettingError
+        A field out of range, naming it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from alc_dask.measure import Tolerance
+    >>> Tolerance(0.05).correct([104, -104, 0.1, np.nan], [100, -100, 0, np.nan]).tolist()
+    [True, True, False, True]
+    >>> Tolerance(0.05, "range").correct([104, 20], [100, 10], span=200).tolist()
+    [True, True]
+    """
+
     epsilon: float = 0.05
     relative_to: Literal["value", "range"] = "value"
 

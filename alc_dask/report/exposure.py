@@ -13,12 +13,35 @@ from alc_dask.families import get_family
 
 
 def exposure_of(scores: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
-    """Per record of the original some successful evaluation exposes (one whose headline shows an
-    exposure at all: its interval above 0): the families that expose it (sorted, comma-separated),
-    how many, and each family's strongest evidence (that of its evaluation with the highest
-    headline), joined with "; " in the families' order. Most families first, then by record.
-    Records of different releases may be different people's rows: when the scores hold several
-    releases, a ``release`` column comes first and each release is ranked on its own."""
+    """Who is exposed, record by record: the records of the original that successful evaluations
+    expose (those whose headline shows an exposure at all: its interval above 0), for a custodian
+    to see when the same people are singled out, linked, inferred and found to be members.
+
+    Internal only: record numbers are rows of the original. Evidence never holds a value of the data.
+
+    Parameters
+    ----------
+    scores, predictions : pandas.DataFrame
+        As `read_scores` and `read_predictions` return them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per record: ``record``, the ``families`` that expose it (sorted, comma-separated),
+        ``n_families`` and each family's strongest ``evidence``, joined with "; ". Most families
+        first, then by record. When the scores hold several releases (whose records may be
+        different people), a ``release`` column comes first and each release is ranked on its own.
+
+    Examples
+    --------
+    On ``results``, the output folder of `run_job`'s example (an ALC and a membership evaluation of a copy of 500 people):
+
+    >>> from alc_dask.report.exposure import exposure_of
+    >>> from alc_dask.results import read_predictions, read_scores
+    >>> exposed = exposure_of(read_scores("results"), read_predictions("results"))
+    >>> exposed.loc[0, ["families", "evidence"]].tolist()
+    ['alc, membership', 'occupation inferred with confidence; found to be a member']
+    """
     columns = _columns(scores["release"].nunique() > 1)
     ok = scores[scores["status"] == "ok"]
     ok = ok[[_shows_exposure(row) for row in ok.to_dict("records")]]
@@ -42,7 +65,27 @@ def exposure_of(scores: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame
 
 
 def exposure_of_results(*outs) -> pd.DataFrame:
-    """``exposure_of`` the scores and predictions in the output folders or URLs ``outs``."""
+    """`exposure_of` the scores and predictions in the output folders or URLs ``outs``.
+
+    Parameters
+    ----------
+    *outs : path or URL
+        Results folders, of one release or several.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As `exposure_of`.
+
+    Examples
+    --------
+    On ``results``, the output folder of `run_job`'s example (an ALC and a membership evaluation of a copy of 500 people):
+
+    >>> from alc_dask.report.exposure import exposure_of_results
+    >>> exposed = exposure_of_results("results")
+    >>> len(exposed), list(exposed.columns)
+    (500, ['record', 'families', 'n_families', 'evidence'])
+    """
     from alc_dask.results import read_predictions, read_scores
 
     scores, predictions = [], []

@@ -32,8 +32,31 @@ def complete_audits(folder: str | os.PathLike, before: str | None = None) -> lis
 
 
 def audit_history(folder: str | os.PathLike, before: str | None = None) -> pd.DataFrame:
-    """One row per complete audit of the release in ``folder`` (earlier than ``before``, if given)
-    and evaluation, oldest first; an audit without evaluations (all failed) has one row without."""
+    """A release's audits over time: one row per complete audit and evaluation, oldest first, with
+    the verdict, each evaluation's label and its headline with interval and threshold.
+
+    Parameters
+    ----------
+    folder : path or URL
+        The release's audit folder (``audit.folder`` of its job), holding one folder per audit.
+    before : str, optional
+        Only audits stamped earlier than this.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``stamp``, ``verdict``, ``family``, ``id``, ``label``, ``headline``, ``value``,
+        ``low``, ``high``, ``threshold``; an audit without evaluations (all failed) has one row without.
+
+    Examples
+    --------
+    Before the first audit, the history is empty:
+
+    >>> from alc_dask.report.history import audit_history
+    >>> history = audit_history("audits")
+    >>> len(history), list(history.columns[:5])
+    (0, ['stamp', 'verdict', 'family', 'id', 'label'])
+    """
     frames = []
     for stamp in complete_audits(folder, before):
         try:

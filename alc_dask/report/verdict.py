@@ -5,6 +5,10 @@ sentence of evidence (``EvaluationFamily.headline_interval``, ``threshold``, ``e
 comes from the interval (``alc_dask.measure.verdict``), unless the evaluation shows a promise made
 about the release broken (``EvaluationFamily.breaches``: a generator's declared ε below what the
 membership attack proves), which flags it whatever its headline, with the breach as its evidence.
+Where several evaluations of a family answer one question (``EvaluationFamily.chosen_among``: every
+membership evaluation of a release asks whether it tells its members apart), the verdict takes the
+worst of them, a maximum: each is judged by its interval corrected for that choice
+(``corrected_headline_interval``), so a maximum over attacks of no power is not flagged by luck.
 ``verdict.json`` is this module's ``Verdict`` as JSON: a versioned schema, published as ``verdict.schema.json`` beside this module (``make schema``
 writes it from ``schema()``; a test keeps the two equal).
 """
@@ -66,14 +70,36 @@ class EvaluationVerdict(BaseModel):
     """One sentence of what the evaluation found, for a custodian."""
     settle: int | None = None
     """For an inconclusive evaluation: about how many attacks or targets in all would settle it."""
+    among: int = 1
+    """How many evaluations of its family on the release answer the same question (its own
+    included); above 1 its headline's interval is corrected for the verdict taking the worst of them
+    (membership: Bonferroni, each at confidence 1 − α/among)."""
     measures: dict[str, Scalar]
     """Every scalar measure of the evaluation, by name."""
 
 
-class Verdict(BaseModel):
-    """A release's verdict: its worst evaluation's label, with every evaluation behind it (``verdict.json``)."""
+def _summary_as_description(schema: dict, model: type) -> None:
+    """The JSON Schema describes a model by its docstring's first paragraph, not its examples."""
+    schema["description"] = model.__doc__.split("\n\n")[0]
 
-    model_config = ConfigDict(use_attribute_docstrings=True)
+
+class Verdict(BaseModel):
+    """A release's verdict: its worst evaluation's label, with every evaluation behind it (``verdict.json``).
+
+    Each family judges its evaluations on its own scale (flagged, inconclusive or pass, from its
+    headline's interval against its threshold), so one answer covers every family.
+
+    Examples
+    --------
+    On ``results``, the output folder of `run_job`'s example (an ALC and a membership evaluation of a copy of 500 people):
+
+    >>> from alc_dask.report.verdict import read_verdict
+    >>> verdict = read_verdict("results")
+    >>> verdict.verdict, [(e.family, e.label) for e in verdict.evaluations]
+    ('flagged', [('alc', 'flagged'), ('membership', 'inconclusive')])
+    """
+
+    model_config = ConfigDict(use_attribute_docstrings=True, json_schema_extra=_summary_as_description)
 
     schema_version: int = SCHEMA_VERSION
     """Raised when a field changes meaning or goes away; new fields keep it."""
@@ -88,33 +114,69 @@ class Verdict(BaseModel):
 
 
 def verdict_of(scores: pd.DataFrame, thresholds: Mapping[str, float] | None = None) -> Verdict:
-    """The verdict of a scores table (as ``read_scores`` returns it); ``thresholds`` overrides a
-    family's own threshold (family -> value)."""
+    """The verdict of a scores table: each successful evaluation labelled against its family's
+    threshold, worst first (a failed evaluation makes a pass inconclusive).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Scores of one or more families, as `read_scores` returns them.
+    thresholds : Mapping of str to float, optional
+        Family -> a threshold instead of the family's own (a job's ``audit.thresholds``).
+
+    Returns
+    -------
+    Verdict
+
+    Examples
+    --------
+    On ``results``, the output folder of `run_job`'s example (an ALC and a membership evaluation of a copy of 500 people):
+
+    >>> from alc_dask.report.verdict import verdict_of
+    >>> from alc_dask.results import read_scores
+    >>> verdict_of(read_scores("results")).verdict
+    'flagged'
+    >>> verdict_of(read_scores("results"), thresholds={"alc": 0.99}).verdict  # the ALC's interval now straddles it
+    'inconclusive'
+    """
     thresholds = dict(thresholds or {})
     ok = scores[scores["status"] == "ok"] if "status" in scores else scores
     failed = int((scores["status"] == "failed").sum()) if "status" in scores else 0
     evaluations, applied = [], {}
-    for _, row in ok.iterrows():
+    for (_, row), among in zip(ok.iterrows(), _chosen_among(ok)):
         family = get_family(row["family"])
         threshold = thresholds.get(family.name, family.threshold.value if family.threshold else None)
         applied[family.name] = threshold
-        evaluations.append(judged(family, row, threshold))
+        evaluations.append(judged(family, row, threshold, among))
     evaluations.sort(key=_severity)
     labels = [e.label for e in evaluations] + ([Label.INCONCLUSIVE] if failed else [])
     return Verdict(verdict=worst(labels).value, evaluations=evaluations, thresholds=applied, failed=failed)
 
 
-def judged(family, row: pd.Series, threshold: float | None) -> EvaluationVerdict:
-    """One stored row of ``family`` (a family class) labelled against ``threshold`` (None: none stated)."""
+def _chosen_among(ok: pd.DataFrame) -> list[int]:
+    """Per row: among how many evaluations its family chooses it (``EvaluationFamily.chosen_among``)."""
+    among = [1] * len(ok)
+    for name in ok["family"].unique() if len(ok) else []:
+        positions = [i for i, family in enumerate(ok["family"]) if family == name]
+        for position, count in zip(positions, get_family(name).chosen_among(ok.iloc[positions])):
+            among[position] = int(count)
+    return among
+
+
+def judged(family, row: pd.Series, threshold: float | None, among: int = 1) -> EvaluationVerdict:
+    """One stored row of ``family`` (a family class) labelled against ``threshold`` (None: none
+    stated), its interval corrected for being one of ``among`` evaluations of the same question."""
     values = {name: _scalar(value) for name, value in row.items()}
     measures = {field.name: values.get(field.name) for field in family.fields if _is_scalar(row.get(field.name))}
-    head = family.headline_interval(values)
+    head = family.headline_interval(values) if among <= 1 else family.corrected_headline_interval(values, among)
     if threshold is None:
         label, source, evidence = Label.INCONCLUSIVE, "none: the family states no threshold", family.evidence(values)
     else:
         label = interval_label(head.low, head.high, threshold)
         source = family.threshold.source if family.threshold and threshold == family.threshold.value else "the job's audit.thresholds"
         evidence = family.evidence(values)
+    if among > 1:
+        evidence += f"; its interval is corrected for being one of {among} {family.name} evaluations of the release, whose worst the verdict takes"
     if (breach := family.breaches(values)) is not None:
         label, evidence = Label.FLAGGED, breach
     settle = None
@@ -131,6 +193,7 @@ def judged(family, row: pd.Series, threshold: float | None) -> EvaluationVerdict
         ),
         evidence=evidence,
         settle=settle,
+        among=among,
         measures=measures,
     )
 
@@ -191,7 +254,28 @@ def write_verdict(verdict: Verdict, folder) -> str:
 
 
 def read_verdict(folder) -> Verdict | None:
-    """The ``verdict.json`` at the root of ``folder``, or None when there is none."""
+    """The ``verdict.json`` at the root of ``folder`` (what `run_job` and ``alc-dask check`` write).
+
+    Parameters
+    ----------
+    folder : path or URL
+        A results folder.
+
+    Returns
+    -------
+    Verdict or None
+        None when the folder holds no verdict.
+
+    Examples
+    --------
+    On ``results``, the output folder of `run_job`'s example (an ALC and a membership evaluation of a copy of 500 people):
+
+    >>> from alc_dask.report.verdict import read_verdict
+    >>> read_verdict("results").thresholds
+    {'alc': 0.5, 'membership': 0.5}
+    >>> read_verdict("no-results-here") is None
+    True
+    """
     from alc_dask.results.files import join, read_bytes
 
     data = read_bytes(join(folder, "verdict.json"))

@@ -1,12 +1,15 @@
-"""The README's column lists, generated from the schemas so that they never drift from what is written.
+"""The results reference's column lists (``docs/reference/results.md``), generated from the schemas
+so that they never drift from what is written.
 
 Each list sits between markers, ``<!-- columns:<name> -->`` and ``<!-- /columns -->``: ``identity``
 (the columns every family's scores share), ``predictions``, and one per family (its own columns). A
 row gives a column's name, type and the one-line description its field carries (metadata
 ``description``). Every family of this package needs its block; an installed plugin's is filled
-when the README has one. Regenerate with ``make columns`` or::
+when the page has one. Regenerate with ``make columns`` or::
 
-    python -m alc_dask.results.columns [README.md]
+    python -m alc_dask.results.columns [docs/reference/results.md]
+
+A test fails when the page differs from what the schemas generate, and so does the site's build.
 """
 
 import re
@@ -20,7 +23,8 @@ from alc_dask.families import family_names, get_family
 from alc_dask.results.schema import IDENTITY, PREDICTIONS, family_schema
 
 BLOCK = re.compile(r"(?P<open><!-- columns:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(?P<close><!-- /columns -->)", re.DOTALL)
-COMMAND = "make columns (python -m alc_dask.results.columns README.md)"
+PAGE = "docs/reference/results.md"
+COMMAND = f"make columns (python -m alc_dask.results.columns {PAGE})"
 
 
 def description(field: pa.Field) -> str:
@@ -58,7 +62,7 @@ def generated() -> dict[str, str]:
 
 
 def required() -> list[str]:
-    """The blocks a README must have: identity, predictions and every family of this package."""
+    """The blocks the page must have: identity, predictions and every family of this package."""
     return ["identity", "predictions", *(name for name in family_names() if get_family(name).__module__.startswith("alc_dask."))]
 
 
@@ -67,14 +71,14 @@ def rendered(text: str) -> str:
     blocks = generated()
     present = [match["name"] for match in BLOCK.finditer(text)]
     if missing := [name for name in required() if name not in present]:
-        raise InputError(f"the README has no column list for {', '.join(missing)}: add '<!-- columns:NAME -->' and '<!-- /columns -->' where it belongs")
+        raise InputError(f"the page has no column list for {', '.join(missing)}: add '<!-- columns:NAME -->' and '<!-- /columns -->' where it belongs")
     if unknown := [name for name in present if name not in blocks]:
-        raise InputError(f"the README has column lists of no known table: {', '.join(unknown)}")
+        raise InputError(f"the page has column lists of no known table: {', '.join(unknown)}")
     return BLOCK.sub(lambda match: match["open"] + blocks[match["name"]] + match["close"], text)
 
 
 def main(arguments: list[str]) -> None:
-    path = Path(arguments[0] if arguments else "README.md")
+    path = Path(arguments[0] if arguments else PAGE)
     text = path.read_text(encoding="utf-8")
     updated = rendered(text)
     if updated != text:

@@ -43,7 +43,7 @@ class ResultReader:
         wanted = list(columns or shown.names)
         if missing := [name for name in wanted if name not in schema.names]:
             whose = "any family's" if family is None else f"family {family!r}'s"
-            raise ResultsError(f"scores of {self.files.url}: no column {', '.join(map(repr, missing))} in {whose} scores (see the README's column lists)")
+            raise ResultsError(f"scores of {self.files.url}: no column {', '.join(map(repr, missing))} in {whose} scores (see the results reference)")
         names = every_part(selected)
         counting, keep = resolve(self._rows(selected), names)
         several = len(selected) > 1

@@ -6,7 +6,7 @@ nothing else: each family's folder reads as one table in pandas, polars or duckd
 those of the family. Families may share a measure column (``secret``, ``risk``) when they give it
 the same type, so that the tables of every family read together as one (their union of columns).
 Every column carries a one-line description (field metadata ``description``), from which the
-README's column lists are generated (``alc_dask.results.columns``).
+results reference's column lists are generated (``alc_dask.results.columns``).
 """
 
 from functools import cache

@@ -181,7 +181,7 @@ def _check_family(family, scenario: str) -> None:
 
 
 def _setting(name: str, kind: type, default):
-    """A store setting from its environment variable (documented in the README), else the default."""
+    """A store setting from its environment variable (documented in the results reference, docs/reference/results.md), else the default."""
     variable = ENVIRONMENT[name]
     text = os.environ.get(variable)
     if text is None:

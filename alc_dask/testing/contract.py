@@ -12,7 +12,17 @@ from alc_dask.measure import LABELS
 
 
 class ContractError(AssertionError):
-    """A family breaks its contract: the message names the family and the part of the contract."""
+    """A family breaks its contract: the message names the family and the part of the contract.
+
+    Examples
+    --------
+    >>> from alc_dask.testing import ContractError, check_family
+    >>> try:
+    ...     check_family("no_such_family")
+    ... except ContractError as error:
+    ...     print(error.family, "|", error.part)
+    no_such_family | registration
+    """
 
     def __init__(self, family: str, part: str, problem: str):
         super().__init__(f"family {family!r}, {part}: {problem}")

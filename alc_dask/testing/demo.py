@@ -41,7 +41,19 @@ GROUPED = GroupedColumns(("age", "sex", "region", "education"), "occupation")
 
 
 def demo_columns() -> tuple[str, ...]:
-    """The columns of every demo release's original (and of its anonymized tables)."""
+    """The columns of every demo release's original (and of its anonymized tables): what a family's
+    ``check_examples`` is given to choose its entries' columns from.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> from alc_dask.testing import demo_columns
+    >>> demo_columns()[:4]
+    ('age', 'sex', 'region', 'education')
+    """
     return tuple(make_population(1).columns)
 
 

@@ -27,10 +27,14 @@ class AlcJobSettings(AlcSettings):
     unless it names its own."""
 
     attacks: Annotated[list[AttackSpec], Field(min_length=1)] = [AttackSpec(name="best_row_match")]
+    """The attacks every scenario is run with: names, or ``{name, params}``."""
     baselines: Annotated[list[Baseline], Field(min_length=1)] = ["ml"]
+    """``ml``: a model trained on the original minus the targets; ``prior``: the attack on a swapped
+    copy of the original; ``control``: the attack on control records."""
     targets: TargetSelector | None = None
+    """A pre-targeted selection of the original's rows (default: every row may be a target)."""
 
-    @field_validator("attacks", mode="before")
+    @field_validator("attacks", mode="before", json_schema_input_type=Annotated[list[str | AttackSpec], Field(min_length=1)])
     @classmethod
     def _attack_names(cls, value):
         """``attacks: [best_row_match]`` is short for ``[{name: best_row_match}]``."""
@@ -45,7 +49,9 @@ class ExplicitScenario(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     secret: str
+    """The column the attack infers."""
     known: Annotated[list[str], Field(min_length=1)]
+    """The columns the attacker knows of each target."""
     attack: AttackSpec | None = None
     baseline: Baseline | None = None
     targets: TargetSelector | None = None

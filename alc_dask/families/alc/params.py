@@ -27,7 +27,9 @@ class AttackSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
+    """The attack's registered name (``best_row_match``, ``ml_on_release`` or an installed one)."""
     params: dict[str, Any] = {}
+    """Keyword arguments of the attack's constructor."""
 
     @model_validator(mode="after")
     def _buildable(self):
@@ -45,11 +47,17 @@ class AlcSettings(FamilyParams):
     """How ALC scenarios are measured: set once per job (``JobSpec`` has these fields) and given to each."""
 
     halting: HaltingSpec = HaltingSpec()
+    """When a scenario stops adding targets (any ``HaltingRules`` field)."""
     measure: MeasureSpec = MeasureSpec()
+    """How precision and recall become a PRC and the ALC (any ``MeasureSettings`` field)."""
     baseline_settings: BaselineSpec = BaselineSpec()
+    """The ML baseline's models and training (any ``BaselineSettings`` field)."""
     swap_fraction: Annotated[float, Field(gt=0, lt=1)] = DEFAULT_SWAP_FRACTION
+    """The share of each column's values swapped in the prior baseline's copy of the original."""
     batch_size: Annotated[int, Field(ge=1)] = 50
+    """Targets attacked at a time."""
     store_values: bool = False
+    """Also store the predicted and true secret values in the predictions."""
     tolerance: ToleranceSpec | None = None
     """Score a continuous secret as a number right within a tolerance instead of by its bin."""
 

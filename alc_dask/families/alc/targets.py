@@ -24,6 +24,7 @@ class Condition(BaseModel):
 
     column: str
     op: Operator
+    """``eq ne in not_in lt le gt ge between top_quantile bottom_quantile missing present``."""
     value: Any = None
 
 
@@ -34,6 +35,7 @@ class TargetSelector(BaseModel):
 
     conditions: Annotated[list[Condition], Field(min_length=1)]
     recall_basis: RecallBasis = RecallBasis.POPULATION
+    """Recall relative to the whole population (scaled by the group's share) or to the selected targets."""
 
 
 def column_values(release: Release, column: str) -> np.ndarray:

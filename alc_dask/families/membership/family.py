@@ -6,6 +6,8 @@ the control table (kept out of it). An attack scores every record; the scores' R
 precision of calling the top-scored people members at any observational skew M:N, which is
 compared with guessing that everyone is a member (precision ``M / (M + N)``). Results keep the ROC
 as counts, so precision at a skew nobody asked for can be computed later from the scores dataset.
+A verdict over several membership evaluations of one release takes the strongest with Bonferroni's
+correction for the choice (``Membership.corrected_headline_interval``), recomputed from those counts.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ MEMBERSHIP_FIELDS = (
     column("n_members", pa.int64(), "members scored: original records"),
     column("n_non_members", pa.int64(), "non-members scored: control records"),
     column("auc", pa.float64(), "area under the attack's ROC"),
+    column("auc_low", pa.float64(), "lower end of the AUC's interval at the confidence level (DeLong's variance)"),
+    column("auc_high", pa.float64(), "upper end of the AUC's interval at the confidence level (DeLong's variance)"),
     column("skew", pa.string(), "the attacker's skew, members:non-members among the people looked at (the headline's)"),
     column("baseline_precision", pa.float64(), "at the attacker's skew, precision of guessing that everyone is a member: M / (M + N)"),
     column("best_precision", pa.float64(), "at the attacker's skew, the best precision the data supports (highest lower bound)"),
@@ -148,10 +152,30 @@ class Membership(EvaluationFamily):
     @classmethod
     def headline_interval(cls, row):
         """The membership ALC with the best precision at the ends of its interval."""
-        base = prc(float(row["baseline_precision"]), 1.0)
-        ends = [float(alc(base, prc(float(row[f"best_precision_{end}"]), float(row["best_recall"])))) for end in ("low", "high")]
-        value = float(row["membership_alc"])
-        return HeadlineInterval(value, min(ends[0], value), max(ends[1], value), float(row["n_members"]) + float(row["n_non_members"]))
+        precision = (float(row["best_precision_low"]), float(row["best_precision_high"]))
+        return _alc_interval(row, float(row["baseline_precision"]), precision, float(row["best_recall"]))
+
+    @classmethod
+    def chosen_among(cls, scores) -> list[int]:
+        """Every membership evaluation of a release asks whether the release tells its members apart,
+        and the verdict takes the worst: each counts the release's membership evaluations (several
+        attacks, columns, tables or skews)."""
+        if "release" not in scores:
+            return [len(scores)] * len(scores)
+        return scores.groupby("release", sort=False, dropna=False)["release"].transform("size").astype(int).tolist()
+
+    @classmethod
+    def corrected_headline_interval(cls, row, among: int):
+        """Bonferroni's correction for the strongest of ``among`` evaluations: the best precision's
+        interval at confidence ``1 − α/among`` (α = 1 − the row's confidence level), recomputed from
+        the ROC counts the row keeps, and the best lower bound taken at that level. If no attack can
+        tell members apart, each interval misses with chance at most α/among, so the maximum over
+        the ``among`` claims a leak with chance at most α, whichever attack it turns out to be."""
+        if among <= 1:
+            return cls.headline_interval(row)
+        roc = Roc.from_counts(row["roc_false_positives"], row["roc_true_positives"], row["n_members"], row["n_non_members"])
+        at = roc.precision_at(Skew.parse(row["skew"]), 1.0 - (1.0 - float(row["confidence_level"])) / among)
+        return _alc_interval(row, at.baseline, (at.precision_low, at.precision_high), at.recall)
 
     @classmethod
     def evidence(cls, row) -> str:
@@ -216,6 +240,7 @@ class Membership(EvaluationFamily):
                 Skew.of_population(release.original.n_rows, p.population)
             except ValueError as error:
                 raise ScenarioError(f"membership: {error}") from None
+        p.build_attack().check(release, self.task(release))
 
     def evaluate(self, release: Release, seed: int) -> Evaluation:
         self.check(release)
@@ -252,6 +277,13 @@ class Membership(EvaluationFamily):
         return tuple(self.params.columns) if self.params.columns else tuple(release.anonymized[self.params.table].columns)
 
 
+def _alc_interval(row, baseline: float, precision: tuple[float, float], recall: float) -> HeadlineInterval:
+    """The row's membership ALC, between the ALCs of ``precision``'s ends at ``recall`` over the all-member guess."""
+    ends = [float(alc(prc(baseline, 1.0), prc(end, recall))) for end in precision]
+    value = float(row["membership_alc"])
+    return HeadlineInterval(value, min(ends[0], value), max(ends[1], value), float(row["n_members"]) + float(row["n_non_members"]))
+
+
 def _sample(n_rows: int, wanted: int, rng: np.random.Generator) -> np.ndarray:
     """Every row, or ``wanted`` of them at random, in row order."""
     return np.arange(n_rows) if n_rows <= wanted else np.sort(rng.choice(n_rows, wanted, replace=False))
@@ -268,6 +300,7 @@ def _measures(p: MembershipParams, roc: Roc, situation: Skew, columns: tuple[str
         "n_members": roc.n_members,
         "n_non_members": roc.n_non_members,
         "auc": roc.auc(),
+        **dict(zip(("auc_low", "auc_high"), roc.auc_interval(p.confidence_level))),
         "skew": str(situation),
         "baseline_precision": headline.baseline,
         "best_precision": headline.precision,

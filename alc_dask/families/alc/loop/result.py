@@ -11,8 +11,57 @@ from alc_dask.measure import MatchedCoverage, PrcResult, Tolerance
 
 @dataclass(frozen=True)
 class AttackResult:
-    """A scenario's outcome: the best base and attack measures (chosen independently) and their
-    ALC, the attack at recall 1 with its ALC, why it halted, and every prediction made."""
+    """A scenario's outcome (what `run_attack` and `AttackLoop.result` give): the best base and
+    attack measures (chosen independently) and their ALC, the attack at recall 1 with its ALC, why
+    it halted, and every prediction made.
+
+    Attributes
+    ----------
+    secret, known, attack_name, baseline : str, tuple of str, str, str
+        The scenario.
+    model : str
+        The baseline's model (chosen by PRC for ``baseline="ml"``).
+    expected_base_prc : float or None
+        The PRC the baseline's model selection promised.
+    baseline_note : str or None
+        How the baseline's block fits were kept within their budget, if they had to be.
+    halt_code : str
+        Why it stopped (a `HaltCode`).
+    base, attack : PrcResult
+        The best measures of the baseline and of the attack.
+    alc : float
+        Their ALC.
+    floor_prc : float
+        The PRC of always guessing the secret's most common value on the base side's targets:
+        the base's PRC is never below it.
+    attack_full_recall : PrcResult
+        The attack with every prediction kept, and ``alc_full_recall`` its ALC.
+    matched : MatchedCoverage
+        Precision improvement over the baseline on exactly the targets the attack predicted for.
+    tolerance : Tolerance or None
+        How a continuous secret's numbers were scored, when they were (else by their bins).
+    pairs, abstentions : int
+        Pairs of predictions made, and the attack's abstentions among them.
+    recall_basis : str
+        What recall is relative to (a `RecallBasis`).
+    seconds : float
+        How long the scenario ran.
+    seed : int
+        The scenario's seed.
+    columns : dict of numpy.ndarray
+        Every pair made, column by column (see `predictions`).
+
+    Examples
+    --------
+    >>> from alc_dask import run_attack
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> result = run_attack(truth_releases(rows=500).release("copy"), "occupation", ["age", "sex", "region"], seed=0)
+    >>> result.to_frame()[["secret", "attack", "halt_code"]]
+           secret          attack         halt_code
+    0  occupation  best_row_match  early_high_loose
+    >>> len(result.predictions) == result.pairs
+    True
+    """
 
     secret: str
     known: tuple[str, ...]
@@ -21,30 +70,26 @@ class AttackResult:
     model: str
     expected_base_prc: float | None
     baseline_note: str | None
-    """How the baseline's block fits were kept within their budget (``baseline.budget``), if they had to be."""
     halt_code: str
     base: PrcResult
     attack: PrcResult
     alc: float
     floor_prc: float
-    """The PRC of always guessing the secret's most common value on the base side's targets: the base's PRC is never below it."""
     attack_full_recall: PrcResult
     alc_full_recall: float
     matched: MatchedCoverage
-    """Precision improvement over the baseline on exactly the targets the attack predicted for."""
     tolerance: Tolerance | None
-    """How a continuous secret's numbers were scored, when they were (else by their bins)."""
     pairs: int
     abstentions: int
     recall_basis: str
     seconds: float
     seed: int
     columns: dict[str, np.ndarray] = field(repr=False)
-    """Every pair made, column by column (``PairLog.columns``): the engine writes them as they are."""
 
     @property
     def predictions(self) -> pd.DataFrame:
-        """Every pair made, one row each, for reading in Python."""
+        """Every pair made, one row each: the target's row, each side's code, confidence, truth and
+        correctness, and whether the attack abstained."""
         return pd.DataFrame(self.columns)
 
     def measures(self) -> dict:

@@ -1,0 +1,86 @@
+"""The membership verdict over several attacks: the strongest is taken with Bonferroni's correction
+for having been chosen among them, so the luckiest of many powerless attacks is not flagged, while a
+copy still is."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from alc_dask.attacks import registry
+from alc_dask.attacks.base import MembershipAttack
+from alc_dask.families.membership.family import Membership
+from alc_dask.report.verdict import verdict_of
+from alc_dask.testing.truth import truth_releases
+
+POWERLESS = 40
+ATTACKS = [("closest_distance", {}), ("distance_ratio", {}), ("density_ratio", {}), ("density_ratio", {"density": "mixture"})]
+
+
+class Coin(MembershipAttack):
+    """Scores drawn at random from ``draw``: no power at all."""
+
+    def __init__(self, draw: int = 0):
+        self.draw = draw
+
+    def score(self, prepared, records):
+        return np.random.default_rng(self.draw).random(records.n_records)
+
+
+@pytest.fixture(scope="module")
+def truth():
+    return truth_releases(600, seed=1)
+
+
+@pytest.fixture
+def coin(monkeypatch):
+    monkeypatch.setitem(registry._REGISTERED, "coin", Coin)
+
+
+def scores_of(rows: list[dict], release: str = "r") -> pd.DataFrame:
+    return pd.DataFrame([{**row, "family": "membership", "scenario_id": f"s{i}", "release": release, "status": "ok"} for i, row in enumerate(rows)])
+
+
+def coins(release, n: int = POWERLESS) -> list[dict]:
+    people = {"n_members": 150, "n_non_members": 150, "skew": "1:10"}
+    return [Membership(attack="coin", attack_params={"draw": draw}, **people).evaluate(release, seed=0).measures for draw in range(n)]
+
+
+def test_the_corrected_interval_is_the_interval_at_confidence_one_minus_alpha_over_m(truth, coin):
+    release = truth.release("noisy_10")
+    plain = Membership(attack="density_ratio", skew="1:10").evaluate(release, seed=0).measures
+    strict = Membership(attack="density_ratio", skew="1:10", confidence_level=1 - 0.05 / 8).evaluate(release, seed=0).measures
+    corrected, direct = Membership.corrected_headline_interval(plain, 8), Membership.headline_interval(strict)
+    assert corrected.low == pytest.approx(direct.low) and corrected.high == pytest.approx(direct.high)
+    assert corrected.low < Membership.headline_interval(plain).low
+    assert Membership.corrected_headline_interval(plain, 1) == Membership.headline_interval(plain)
+    assert Membership.chosen_among(pd.concat([scores_of([plain] * 3, "a"), scores_of([plain] * 2, "b")])) == [3, 3, 3, 2, 2]
+
+
+def test_the_luckiest_of_many_powerless_attacks_is_flagged_alone_but_not_among_them(truth, coin):
+    """A threshold just at the luckiest coin's lower bound: judged alone its interval clears it; judged
+    as the worst of the coins tried, its corrected interval does not, nor does any other's."""
+    rows = coins(truth.release("bootstrap"))
+    lows = [Membership.headline_interval(row).low for row in rows]
+    luckiest = int(np.argmax(lows))
+    threshold = {"membership": lows[luckiest]}
+    alone = verdict_of(scores_of([rows[luckiest]]), threshold)
+    assert alone.verdict == "flagged" and alone.evaluations[0].among == 1
+    together = verdict_of(scores_of(rows), threshold)
+    assert together.verdict != "flagged" and {e.among for e in together.evaluations} == {POWERLESS}
+    assert "one of 40 membership evaluations of the release" in together.evaluations[0].evidence
+
+
+def test_a_copy_is_flagged_however_many_attacks_are_tried(truth, coin):
+    release = truth.release("copy")
+    rows = [Membership(attack=attack, attack_params=params, skew="1:10").evaluate(release, seed=0).measures for attack, params in ATTACKS]
+    verdict = verdict_of(scores_of(rows + coins(release)))
+    assert verdict.verdict == "flagged" and verdict.evaluations[0].among == len(ATTACKS) + POWERLESS
+    assert verdict.evaluations[0].measures["attack"] != "coin"
+
+
+@pytest.mark.parametrize("name", ["smoothed_marginals", "bootstrap"])
+def test_no_attack_of_the_battery_flags_a_release_that_teaches_only_the_population(truth, name):
+    release = truth.release(name)
+    rows = [Membership(attack=attack, attack_params=params, skew="1:10").evaluate(release, seed=0).measures for attack, params in ATTACKS]
+    verdict = verdict_of(scores_of(rows))
+    assert verdict.verdict != "flagged" and all(e.among == len(ATTACKS) for e in verdict.evaluations)

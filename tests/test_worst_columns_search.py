@@ -95,6 +95,8 @@ def inputs():
         ({"secret": "nope"}, "secret (--secret): 'nope' is not a column of the original table"),
         ({"secret": "c"}, "'c' is not a column of the release"),
         ({"secret": "s", "budget": 0}, "budget (--budget): must be a whole number of at least 1; got 0"),
+        ({"secret": "s", "targets": np.int64(1)}, "targets (--targets): must be a whole number of at least 2; got 1"),
+        ({"secret": "s", "max_size": 1.5}, "max_size (--max-size): must be a whole number of at least 1; got 1.5"),
         ({"secret": "s", "max_size": 3}, "max_size (--max-size): 3 is more than the 2 columns the attacker may know: ['a', 'b']"),
         ({"secret": "s", "columns": ["a", "s"]}, "'s' is the secret"),
         ({"secret": "s", "columns": ["c"]}, "'c' is not a column of both the original table and the release"),

@@ -41,6 +41,7 @@ from alc_dask.apps.worst_columns_measures import (
 from alc_dask.apps.worst_columns_report import WorstColumns
 from alc_dask.apps.worst_columns_search import Tried, fitting_size, search
 from alc_dask.errors import OptionError
+from alc_dask.shown import shown
 
 DEFAULT_MAX_SIZE = 2
 DEFAULT_BUDGET = 50
@@ -123,7 +124,7 @@ def request_of(inputs: CheckInputs, secret, family, columns, max_size, budget, t
     candidates = _candidates(released, secret, columns)
     for name, value, least in (("budget", budget, 1), ("max_size", max_size, 1), ("targets", targets, 2), ("seed", seed, 0)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
-            raise OptionError(f"{name} (--{name.replace('_', '-')}): must be a whole number of at least {least}; got {value!r}")
+            raise OptionError(f"{name} (--{name.replace('_', '-')}): must be a whole number of at least {least}; got {shown(value)}")
     if max_size > len(candidates):
         raise OptionError(f"max_size (--max-size): {max_size} is more than the {len(candidates)} columns the attacker may know: {list(candidates)}")
     return Request(family, secret, candidates, int(max_size), int(budget), int(targets), int(seed))

@@ -45,7 +45,7 @@ ON_RESULTS = frozenset(
     }
 )
 # Examples that start a Dask cluster (seconds each), or read what one wrote: run in make test's step of long cases.
-LONG = frozenset({RUN_JOB, "alc_dask.apps.evaluate.evaluate", *ON_RESULTS})
+LONG = frozenset({RUN_JOB, "alc_dask.apps.evaluate.evaluate", "alc_dask.apps.worst_columns.worst_columns", *ON_RESULTS})
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

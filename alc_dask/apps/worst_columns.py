@@ -88,13 +88,71 @@ def worst_columns(
     workers: int | None = None,
     client=None,
 ) -> WorstColumns:
-    """Search the subsets of ``columns`` (default: every column of the release but the secret) for
-    the strongest attack of ``family`` (default: ``alc`` given a ``secret``, else ``membership``):
-    every subset of up to ``max_size`` columns, then greedy forward selection, at most ``budget``
-    evaluations of ``targets`` targets each. Chosen on one half of the targets, measured on the
-    other. Runs on ``client``, else the cluster at ``scheduler``, else a local one of ``workers``
-    processes; writes to ``output`` (default: a new temporary folder). Bad input raises an
-    ``InputError`` before any cluster starts."""
+    """The strongest attack over the subsets of columns an attacker may know, chosen on one half of
+    the targets and measured on the other.
+
+    Every subset of up to ``max_size`` candidate columns is tried, then greedy forward selection
+    from the strongest of ``max_size`` columns, at most ``budget`` subsets in all, each one
+    evaluation of ``family`` run by the engine. The halves are split by ``seed``; the held-out
+    half, which played no part in choosing, measures the chosen subset. Start it from a script's
+    ``if __name__ == "__main__":`` block: a local cluster's worker processes import the main module.
+
+    Parameters
+    ----------
+    original, release : path or pandas.DataFrame
+        The people the release was made from, and the release (Parquet or CSV files, or DataFrames).
+    secret : str, optional
+        The column inferred (families ``alc`` and ``inference``); None for membership.
+    control : path or pandas.DataFrame, optional
+        Other people of the same population, never released (``inference`` and ``membership`` need it).
+    family : {"alc", "inference", "membership"}, optional
+        The attack searched (default: ``alc`` given a secret, else ``membership``).
+    columns : list of str, optional
+        The candidate columns (default: every column of the release but the secret).
+    max_size : int, default 2
+        Every subset of up to this many columns is tried before the greedy steps.
+    budget : int, default 50
+        Subsets evaluated at most, in all.
+    targets : int, default 2000
+        Targets of each evaluation (membership: members, and as many non-members), split in halves.
+    seed : int, default 0
+        Seeds the halves and every evaluation.
+    output : path, optional
+        Where results go (default: a new temporary folder).
+    progress : bool, default False
+        Show a progress bar per round of evaluations.
+    scheduler : str, optional
+        Address (or scheduler file) of a running Dask cluster.
+    workers : int, optional
+        Worker processes of the local cluster (default: one per core).
+    client : distributed.Client, optional
+        A client to run on instead, left open.
+
+    Returns
+    -------
+    WorstColumns
+        The subsets tried, the chosen one with its held-out measure, interval and label, and the
+        selection half's figure beside it; also written to ``output`` (``worst_columns.json``,
+        ``subsets.parquet``).
+
+    Raises
+    ------
+    InputError
+        Bad input, before any cluster starts: an unknown secret or column, a budget below 1, a
+        ``max_size`` above the candidate columns, a family that needs a control table without one.
+
+    Examples
+    --------
+    >>> import alc_dask
+    >>> from alc_dask.testing.truth import truth_releases
+    >>> truth = truth_releases(rows=500)
+    >>> found = alc_dask.worst_columns(truth.members, truth.releases["copy"], secret="occupation", columns=["age", "sex", "region", "income"],
+    ...                                max_size=1, budget=6, targets=300, output="worst", workers=1)
+    >>> found.tried, found.chosen.columns, found.label
+    (6, ('age', 'income'), 'flagged')
+    >>> found.held_out.low > 0.9
+    True
+    """
     inputs = read_inputs(original, release, control)
     request = request_of(inputs, secret, family, columns, max_size, budget, targets, seed)
     folder = Path(output) if output is not None else Path(tempfile.mkdtemp(prefix="alc-dask-worst-columns-"))

@@ -191,3 +191,12 @@ def test_battery_links_the_two_halves_of_the_columns(tables):
     (entry,) = [e for e in battery_entries(original, original, has_control=True) if e.get("family") == "linkability"]
     left, right = entry["aux_cols"]
     assert left + right == list(original.columns) and abs(len(left) - len(right)) <= 1
+
+
+def test_battery_measures_membership_by_distance_and_density_ratio(tables):
+    """density_ratio adds power at low false-positive rates on near copies (the generators benchmark):
+    both run, at the same population's skew, so the verdict corrects for choosing the stronger."""
+    original = tables["original"]
+    entries = [e for e in battery_entries(original, original, has_control=True) if e.get("family") == "membership"]
+    assert [e["attack"] for e in entries] == ["distance_ratio", "density_ratio"]
+    assert len({e["population"] for e in entries}) == 1

@@ -22,8 +22,12 @@ The defaults, and why:
   half of the columns against the other half, as Anonymeter's examples split them: measured on the
   generators benchmark, four quasi-identifiers against three other columns linked a copy of tx2019's
   24 columns for 10% of people where the halves link it for 99.7%), inference of each secret from up to
-  ``INFERENCE_KNOWN`` other columns, each with ``N_ATTACKS`` attacks; membership by distance ratio
-  at the same population's skew.
+  ``INFERENCE_KNOWN`` other columns, each with ``N_ATTACKS`` attacks; membership by each of
+  ``MEMBERSHIP_ATTACKS`` at the same population's skew, the verdict taking the strongest with a
+  correction for having chosen it (``alc_dask.report.verdict``). ``density_ratio`` (k-nearest
+  densities) joins ``distance_ratio`` because it adds power where a release holds near copies: on
+  the generators benchmark's noisy copy of adult, TPR at FPR 1% 0.377 against 0.292; it shares
+  ``closest_distance``'s search of the release, so it costs one search of the control halves more.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ SINGLING_OUT_COLUMNS = 3
 MICRODATA_SHARE = 0.5
 POPULATION_FACTOR = 10
 BASELINE_TREES = 30
+MEMBERSHIP_ATTACKS = ("distance_ratio", "density_ratio")
 NEEDS_CONTROL = ("singling_out", "linkability", "inference", "membership")
 FAMILIES = ("alc", "identification", *NEEDS_CONTROL)
 
@@ -105,7 +110,7 @@ def battery_entries(original: pd.DataFrame, release: pd.DataFrame, has_control: 
             for secret in secrets
             if len(columns) > 1
         ],
-        "membership": [{"family": "membership", "attack": "distance_ratio", "population": max(population, len(original) + 1)}],
+        "membership": [{"family": "membership", "attack": attack, "population": max(population, len(original) + 1)} for attack in MEMBERSHIP_ATTACKS],
     }
     return [entry for family in FAMILIES if family in wanted for entry in entries[family]]
 

@@ -142,17 +142,37 @@ def test_membership_finds_the_copied_number_and_the_same_seed_gives_the_same_res
     assert other.chosen.selection != first.chosen.selection  # another seed, other halves
 
 
-def test_the_command_prints_the_subsets_and_exits_4_when_the_held_out_measure_is_flagged(tables, client, tmp_path):
+def test_the_command_searches_the_attack_named_prints_the_subsets_and_exits_4_when_the_held_out_measure_is_flagged(tables, client, tmp_path):
     files = []
     for name in ("members", "release", "control"):
         tables[name].to_parquet(tmp_path / f"{name}.parquet", index=False)
         files.append(str(tmp_path / f"{name}.parquet"))
     output = tmp_path / "out"
-    arguments = ["worst-columns", files[0], files[1], "--control", files[2], "--column", "c", "--column", "x", "--max-size", "1", "--budget", "2"]
+    arguments = [
+        "worst-columns",
+        files[0],
+        files[1],
+        "--control",
+        files[2],
+        "--attack",
+        "density_ratio",
+        "--column",
+        "c",
+        "--column",
+        "x",
+        "--max-size",
+        "1",
+        "--budget",
+        "2",
+    ]
     result = CliRunner().invoke(main, [*arguments, "--targets", "300", "--output", str(output), "--scheduler", client.scheduler.address])
     assert result.exit_code == EXIT_RELEASE_FLAGGED, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("Worst known columns for membership (membership): 2 subsets tried")
+    assert lines[0].startswith(
+        "Worst known columns for membership (membership, attack density_ratio): 2 subsets tried (2 exhaustive, up to 1 column; 0 greedy)"
+    )
     assert lines[2].split()[:2] == ["x", "exhaustive"] and lines[2].endswith("<- chosen")
     assert lines[4].startswith("Chosen: x. Held-out half: membership_alc ") and "FLAGGED" in lines[4]
-    assert json.loads((output / "worst_columns.json").read_text())["chosen"]["columns"] == ["x"]
+    written = json.loads((output / "worst_columns.json").read_text())
+    assert written["chosen"]["columns"] == ["x"] and written["attack"] == "density_ratio"
+    assert json.loads(pd.read_parquet(output / "runs" / "scores").loc[0, "params"])["attack"] == "density_ratio"

@@ -103,10 +103,16 @@ def inputs():
         ({"secret": "s", "family": "membership"}, "membership infers no secret"),
         ({"family": "inference"}, "family inference infers a secret"),
         ({"secret": "s", "family": "nonsense"}, "'nonsense' is not a family the search runs"),
+        ({"secret": "s", "attack": "nope"}, "attack (--attack): unknown attribute inference attack 'nope'; known: "),
+        ({"attack": "best_row_match"}, "attack (--attack): attack 'best_row_match' is for attribute inference, not membership"),
+        (
+            {"secret": "s", "family": "inference", "attack": "best_row_match"},
+            "'best_row_match' is not an attack of family inference; it has ['nearest', 'ml_on_release']",
+        ),
     ],
 )
 def test_bad_requests_are_refused_naming_the_argument(inputs, arguments, message):
-    settings = {"secret": None, "family": None, "columns": None, "max_size": 1, "budget": 5, "targets": 100, "seed": 0} | arguments
+    settings = {"secret": None, "family": None, "columns": None, "max_size": 1, "budget": 5, "targets": 100, "seed": 0, "attack": None} | arguments
     with pytest.raises(OptionError) as error:
         request_of(inputs, **settings)
     assert message in str(error.value)
@@ -156,8 +162,10 @@ def test_check_with_worst_columns_searches_each_battery_secret_and_membership(tm
         ("alc", "hours_per_week", "hours_per_week"),
         ("alc", "married", "married"),
         ("alc", "condition", "condition"),
-        ("membership", None, "membership"),
+        ("membership", None, "membership-distance_ratio"),
+        ("membership", None, "membership-density_ratio"),
     ]
+    assert [request.attack for request, _ in searched] == [None] * 4 + ["distance_ratio", "density_ratio"]
     assert {(request.max_size, request.budget, request.targets, request.seed) for request, _ in searched} == {
         (DEFAULT_MAX_SIZE, DEFAULT_BUDGET, DEFAULT_TARGETS, 3)
     }

@@ -63,9 +63,11 @@ class Request:
     budget: int
     targets: int
     seed: int
+    attack: str | None = None
+    """The family's attack, None for its default."""
 
     def settings(self) -> dict:
-        return {"family": self.family, "secret": self.secret, "candidates": list(self.candidates)} | {
+        return {"family": self.family, "attack": self.attack, "secret": self.secret, "candidates": list(self.candidates)} | {
             name: getattr(self, name) for name in ("max_size", "budget", "targets", "seed")
         }
 
@@ -77,6 +79,7 @@ def worst_columns(
     control: Table | None = None,
     *,
     family: str | None = None,
+    attack: str | None = None,
     columns: list[str] | None = None,
     max_size: int = DEFAULT_MAX_SIZE,
     budget: int = DEFAULT_BUDGET,
@@ -106,7 +109,11 @@ def worst_columns(
     control : path or pandas.DataFrame, optional
         Other people of the same population, never released (``inference`` and ``membership`` need it).
     family : {"alc", "inference", "membership"}, optional
-        The attack searched (default: ``alc`` given a secret, else ``membership``).
+        The family searched (default: ``alc`` given a secret, else ``membership``).
+    attack : str, optional
+        The family's attack (default: its own: ``best_row_match``, ``nearest``, ``distance_ratio``):
+        a registered attribute attack for ``alc``, ``nearest`` or ``ml_on_release`` for
+        ``inference``, a registered membership attack for ``membership``.
     columns : list of str, optional
         The candidate columns (default: every column of the release but the secret).
     max_size : int, default 2
@@ -154,7 +161,7 @@ def worst_columns(
     True
     """
     inputs = read_inputs(original, release, control)
-    request = request_of(inputs, secret, family, columns, max_size, budget, targets, seed)
+    request = request_of(inputs, secret, family, columns, max_size, budget, targets, seed, attack)
     folder = Path(output) if output is not None else Path(tempfile.mkdtemp(prefix="alc-dask-worst-columns-"))
     from alc_dask.engine import OnDemandClient
 
@@ -162,7 +169,7 @@ def worst_columns(
         return run_search(request, inputs, folder, cluster, progress)
 
 
-def request_of(inputs: CheckInputs, secret, family, columns, max_size, budget, targets, seed) -> Request:
+def request_of(inputs: CheckInputs, secret, family, columns, max_size, budget, targets, seed, attack=None) -> Request:
     """The request checked: each problem one ``OptionError`` naming the argument (and its option)."""
     family = family or ("alc" if secret is not None else "membership")
     if family not in FAMILIES:
@@ -185,7 +192,30 @@ def request_of(inputs: CheckInputs, secret, family, columns, max_size, budget, t
             raise OptionError(f"{name} (--{name.replace('_', '-')}): must be a whole number of at least {least}; got {shown(value)}")
     if max_size > len(candidates):
         raise OptionError(f"max_size (--max-size): {max_size} is more than the {len(candidates)} columns the attacker may know: {list(candidates)}")
-    return Request(family, secret, candidates, int(max_size), int(budget), int(targets), int(seed))
+    return Request(family, secret, candidates, int(max_size), int(budget), int(targets), int(seed), _checked_attack(family, attack))
+
+
+def _checked_attack(family: str, attack: str | None) -> str | None:
+    """``attack`` if ``family`` has it (a registered attack of its kind; inference's own two)."""
+    from typing import get_args
+
+    from alc_dask.attacks.base import AttackKind
+    from alc_dask.attacks.registry import build_attack
+    from alc_dask.families.wp29.inference import InferenceParams
+    from alc_dask.measure import SettingError
+
+    if attack is None:
+        return None
+    if family == "inference":
+        known = get_args(InferenceParams.model_fields["attack"].annotation)
+        if attack not in known:
+            raise OptionError(f"attack (--attack): {attack!r} is not an attack of family inference; it has {list(known)}")
+        return attack
+    try:
+        build_attack(attack, AttackKind.MEMBERSHIP if family == "membership" else AttackKind.ATTRIBUTE)
+    except SettingError as error:
+        raise OptionError(f"attack (--attack): {error}") from None
+    return attack
 
 
 def _candidates(released: list[str], secret: str | None, columns) -> tuple[str, ...]:
@@ -220,10 +250,10 @@ def run_search(request: Request, inputs: CheckInputs, folder: Path, cluster, pro
 
 def subset_attack(request: Request, inputs: CheckInputs) -> SubsetAttack:
     if request.family == "membership":
-        return MembershipSubsets(request.targets, len(inputs.original))
+        return MembershipSubsets(request.targets, len(inputs.original), request.attack)
     if request.family == "inference":
-        return InferenceSubsets(request.secret, request.targets)
-    return AlcSubsets(request.secret, request.targets, _floor_correct(inputs, request.secret))
+        return InferenceSubsets(request.secret, request.targets, request.attack)
+    return AlcSubsets(request.secret, request.targets, _floor_correct(inputs, request.secret), request.attack)
 
 
 def _floor_correct(inputs: CheckInputs, secret: str) -> np.ndarray:
@@ -285,22 +315,22 @@ class SubsetRounds:
 
 
 def battery_searches(inputs: CheckInputs, folder: Path, seed: int = 0, workers: int | None = None) -> list[WorstColumns]:
-    """``check --worst-columns``: a search of the ALC per secret of the battery, and of membership
-    given a control table, each in its own folder under ``folder``: the default budget and targets,
-    every subset of up to the default size if they fit in the budget, else of single columns (and
-    then greedy steps)."""
-    from alc_dask.apps.battery import secrets_of
+    """``check --worst-columns``: a search of the ALC per secret of the battery, and given a control
+    table one of membership per attack of the battery, each in its own folder under ``folder``
+    (``<secret>``, ``membership-<attack>``): the default budget and targets, every subset of up to
+    the default size if they fit in the budget, else of single columns (and then greedy steps)."""
+    from alc_dask.apps.battery import MEMBERSHIP_ATTACKS, secrets_of
     from alc_dask.engine import OnDemandClient
     from alc_dask.jobs.spec import safe_label
 
     released = set(inputs.release.columns)
-    wanted = [(secret, "alc") for secret in secrets_of(inputs.original) if secret in released]
-    wanted += [(None, "membership")] if inputs.control is not None else []
+    wanted = [(secret, "alc", None) for secret in secrets_of(inputs.original) if secret in released]
+    wanted += [(None, "membership", attack) for attack in MEMBERSHIP_ATTACKS] if inputs.control is not None else []
     requests = []
-    for secret, family in wanted:
+    for secret, family, attack in wanted:
         others = len([c for c in inputs.original.columns if c in released and c != secret])
         if others:
             size = fitting_size(others, DEFAULT_BUDGET, DEFAULT_MAX_SIZE)  # the budget left to greedy steps, not to a sample of pairs
-            requests.append(request_of(inputs, secret, family, None, size, DEFAULT_BUDGET, DEFAULT_TARGETS, seed))
+            requests.append(request_of(inputs, secret, family, None, size, DEFAULT_BUDGET, DEFAULT_TARGETS, seed, attack))
     with OnDemandClient(None, None, workers) as cluster:
-        return [run_search(request, inputs, folder / safe_label(request.secret or "membership"), cluster) for request in requests]
+        return [run_search(request, inputs, folder / safe_label(request.secret or f"membership-{request.attack}"), cluster) for request in requests]

@@ -24,7 +24,8 @@ FAMILY_CHOICES = ("alc", "inference", "membership")
 @click.argument("release", type=click.Path(path_type=Path))
 @click.option("--secret", help="The column inferred (families alc and inference); leave it out for membership.")
 @click.option("--control", type=click.Path(path_type=Path), help="Other people of the same population, never released (inference and membership need it).")
-@click.option("--family", type=click.Choice(FAMILY_CHOICES), help="The attack searched: default alc with --secret, membership without.")
+@click.option("--family", type=click.Choice(FAMILY_CHOICES), help="The family searched: default alc with --secret, membership without.")
+@click.option("--attack", help="The family's attack (default its own: best_row_match, nearest, distance_ratio), e.g. ml_on_release or density_ratio.")
 @click.option("--column", "columns", multiple=True, help="A column the attacker may know (repeat it); default: every column of the release but the secret.")
 @click.option("--max-size", type=int, default=2, show_default=True, help="Every subset of up to this many columns is tried, then greedy forward selection.")
 @click.option("--budget", type=int, default=50, show_default=True, help="Subsets evaluated at most, in all.")
@@ -45,6 +46,7 @@ def worst_columns(
     secret: str | None,
     control: Path | None,
     family: str | None,
+    attack: str | None,
     columns: tuple[str, ...],
     max_size: int,
     budget: int,
@@ -63,7 +65,7 @@ def worst_columns(
     from alc_dask.engine import OnDemandClient
 
     inputs = read_inputs(original, release, control)
-    request = request_of(inputs, secret, family, list(columns) if columns else None, max_size, budget, targets, seed)
+    request = request_of(inputs, secret, family, list(columns) if columns else None, max_size, budget, targets, seed, attack)
     with OnDemandClient(None, scheduler, workers) as cluster:
         result = run_search(request, inputs, output, cluster, progress=True)
     click.echo("\n".join(result.lines()))

@@ -31,7 +31,7 @@ from alc_dask.seeds import stream
 SELECTION, HELD_OUT = "selection", "held_out"
 FAMILIES = ("alc", "inference", "membership")
 MEMBERSHIP_ATTACK = "distance_ratio"
-"""The battery's membership attack."""
+"""The membership attack searched when none is named (the battery's first)."""
 
 
 @dataclass(frozen=True)
@@ -82,16 +82,17 @@ class SubsetAttack:
 
 
 class AlcSubsets(SubsetAttack):
-    """The secret inferred from the subset by the default attack, against the battery's ML baseline
-    (its job's); each evaluation attacks at least ``targets`` people (halting only after that)."""
+    """The secret inferred from the subset by ``attack`` (default: the family's, best row match),
+    against the battery's ML baseline (its job's); each evaluation attacks at least ``targets``
+    people (halting only after that)."""
 
     family = headline = "alc"
 
-    def __init__(self, secret: str, targets: int, floor_correct: np.ndarray):
-        self.secret, self.targets, self.floor_correct = secret, targets, floor_correct
+    def __init__(self, secret: str, targets: int, floor_correct: np.ndarray, attack: str | None = None):
+        self.secret, self.targets, self.floor_correct, self.attack = secret, targets, floor_correct, attack
 
     def entry(self, columns):
-        return {"secret": self.secret, "known": list(columns)}
+        return {"secret": self.secret, "known": list(columns)} | ({"attack": {"name": self.attack}} if self.attack else {})
 
     def job_settings(self):
         return {"halting": {"min_pairs": self.targets}}
@@ -118,16 +119,17 @@ class AlcSubsets(SubsetAttack):
 
 
 class InferenceSubsets(SubsetAttack):
-    """Anonymeter's inference of the secret from the subset (the nearest release row's secret)."""
+    """Anonymeter's inference of the secret from the subset, by ``attack`` (default: the nearest release row's secret)."""
 
     family = "inference"
     headline = "privacy_risk"
 
-    def __init__(self, secret: str, targets: int):
-        self.secret, self.targets = secret, targets
+    def __init__(self, secret: str, targets: int, attack: str | None = None):
+        self.secret, self.targets, self.attack = secret, targets, attack
 
     def entry(self, columns):
-        return {"family": "inference", "secret": self.secret, "aux_cols": list(columns), "n_attacks": self.targets}
+        entry = {"family": "inference", "secret": self.secret, "aux_cols": list(columns), "n_attacks": self.targets}
+        return entry | ({"attack": self.attack} if self.attack else {})
 
     def measure(self, predictions, row, in_half):
         from alc_dask.measure import AttackCounts
@@ -149,18 +151,18 @@ class InferenceSubsets(SubsetAttack):
 
 
 class MembershipSubsets(SubsetAttack):
-    """The battery's membership attack on the subset's columns, at the battery's skew (a population
-    ``POPULATION_FACTOR`` times the original), on ``targets`` members and as many non-members."""
+    """A membership attack (default ``MEMBERSHIP_ATTACK``) on the subset's columns, at the battery's
+    skew (a population ``POPULATION_FACTOR`` times the original), on ``targets`` members and as many non-members."""
 
     family = "membership"
     headline = "membership_alc"
 
-    def __init__(self, targets: int, original_rows: int):
-        self.targets, self.population = targets, max(POPULATION_FACTOR * original_rows, original_rows + 1)
+    def __init__(self, targets: int, original_rows: int, attack: str | None = None):
+        self.targets, self.population, self.attack = targets, max(POPULATION_FACTOR * original_rows, original_rows + 1), attack or MEMBERSHIP_ATTACK
 
     def entry(self, columns):
         people = {"n_members": self.targets, "n_non_members": self.targets}
-        return {"family": "membership", "attack": MEMBERSHIP_ATTACK, "columns": list(columns), "population": self.population, **people}
+        return {"family": "membership", "attack": self.attack, "columns": list(columns), "population": self.population, **people}
 
     def measure(self, predictions, row, in_half):
         from alc_dask.families.membership.family import Membership

@@ -110,8 +110,10 @@ class WorstColumns:
 
     def title(self) -> str:
         what = f"secret {self.settings['secret']!r}" if self.settings["secret"] is not None else "membership"
-        phases = f"{self.outcome.count(EXHAUSTIVE)} of up to {self.settings['max_size']} columns, {self.outcome.count(GREEDY)} greedy"
-        return f"Worst known columns for {what} ({self.settings['family']}): {self.tried} subsets tried ({phases}); stopped: {self.outcome.stopped}"
+        how = self.settings["family"] + (f", attack {self.settings['attack']}" if self.settings["attack"] else "")
+        size = self.settings["max_size"]
+        phases = f"{self.outcome.count(EXHAUSTIVE)} exhaustive, up to {size} column{'s' if size > 1 else ''}; {self.outcome.count(GREEDY)} greedy"
+        return f"Worst known columns for {what} ({how}): {self.tried} subsets tried ({phases}); stopped: {self.outcome.stopped}"
 
     def lines(self, most: int = SHOWN) -> list[str]:
         """The title, the strongest subsets on the selection half, and the chosen one's held-out measure."""

@@ -96,7 +96,7 @@ def truth_releases(rows: int = 1000, seed: int = 0, control_rows: int | None = N
     >>> list(truth.members.columns[:4])
     ['age', 'sex', 'region', 'education']
     >>> LEAKING, HARMLESS
-    (('copy', 'noisy_5', 'noisy_10', 'noisy_20'), ('marginals', 'bootstrap'))
+    (('copy', 'noisy_5', 'noisy_10', 'noisy_20'), ('marginals', 'smoothed_marginals', 'bootstrap'))
     """
     members = make_population(rows, seed)
     control = make_population(rows if control_rows is None else control_rows, seed + 1)

@@ -14,6 +14,8 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / "work"
+REAL = WORK / "real"
+"""Real releases (``real.py``), read by the attacks' evaluator only: not a dataset of the peers' evaluators."""
 MAX_CATEGORIES = 20
 """A numeric column with more distinct values than this is continuous (alc_dask's battery uses the same cut)."""
 

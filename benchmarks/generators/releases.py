@@ -7,8 +7,16 @@
   Every released row is one member's record, lightly perturbed: a leak.
 - ``marginals``: every column drawn independently from the members' marginal (no row links its
   columns: no member's record survives, only first-order statistics).
-- ``bootstrap_control``: a bootstrap (with replacement) of the non-members, as many rows as members: a
-  release that never saw a member, the null case of every membership and linkage attack.
+- ``marginals_smoothed``: the same with the marginals smoothed (alc_dask's known-truth
+  ``smoothed_marginals``): a category fewer than 10 members hold is never drawn, a number is drawn
+  uniformly within one of 20 quantile bins; no member's rare value is republished. Per-column
+  marginals republish every rare value a member holds, which singles that member out (a real, if
+  small, leak that alc_dask and Anonymeter both flag); the smoothed ones are the null case.
+- ``bootstrap_population``: a bootstrap (with replacement) of the others (people of the population
+  who are neither members nor the control), as many rows as members: a release that never saw a
+  member, the null case of every membership and linkage attack. Not a bootstrap of the control: the
+  control's people are the non-member targets, and a release made of them makes non-members look
+  like members (membership AUC far below 0.5, an artefact rather than a null case).
 
 Usage: python benchmarks/generators/releases.py [--seed 0]
 """
@@ -20,7 +28,9 @@ import sys
 
 import numpy as np
 import pandas as pd
-from common import continuous_columns, datasets_present, read_split, write_release
+from common import continuous_columns, dataset_folder, datasets_present, read_split, write_release
+
+from alc_dask.testing.truth import smoothed_marginals
 
 NOISE_SHARE = 0.10
 
@@ -63,8 +73,8 @@ def marginals_of(members: pd.DataFrame, rng: np.random.Generator) -> pd.DataFram
     return pd.DataFrame({name: members[name].to_numpy()[rng.integers(0, len(members), len(members))] for name in members.columns}).astype(members.dtypes)
 
 
-def bootstrap_of(control: pd.DataFrame, rows: int, rng: np.random.Generator) -> pd.DataFrame:
-    return control.iloc[rng.integers(0, len(control), rows)].reset_index(drop=True)
+def bootstrap_of(people: pd.DataFrame, rows: int, rng: np.random.Generator) -> pd.DataFrame:
+    return people.iloc[rng.integers(0, len(people), rows)].reset_index(drop=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,12 +82,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     for dataset in datasets_present():
-        members, control = read_split(dataset)
+        members, _ = read_split(dataset)
+        others = pd.read_parquet(dataset_folder(dataset) / "others.parquet")
         made = {
             "copy": copy_of(members, np.random.default_rng(args.seed)),
             "noisy_copy": noisy_copy_of(members, np.random.default_rng(args.seed + 1)),
             "marginals": marginals_of(members, np.random.default_rng(args.seed + 2)),
-            "bootstrap_control": bootstrap_of(control, len(members), np.random.default_rng(args.seed + 3)),
+            "marginals_smoothed": smoothed_marginals(members, seed=args.seed),
+            "bootstrap_population": bootstrap_of(others, len(members), np.random.default_rng(args.seed + 3)),
         }
         for name, frame in made.items():
             write_release(frame, dataset, name, members, {"name": name, "kind": "reference", "seed": args.seed})

@@ -3,7 +3,7 @@
 #   bash benchmarks/generators/run.sh
 # Creates the main environment (make's .venv) and one environment per peer under .venvs/ (pinned:
 # requirements/NAME.txt, constrained by requirements/NAME.lock), splits the data, makes the releases,
-# runs every evaluator and writes RESULTS.md's tables and generators.png. Tens of minutes on 2 cores.
+# runs every evaluator and writes RESULTS.md's tables, generators.png and RESULTS-attacks.md's tables. Tens of minutes on 2 cores.
 # Environment: SEED (default 0), DATASETS (default: every one present), MAIN_VENV (default: the repo's .venv),
 # KEEP_RELEASES=1 to reuse releases already made. Evaluators skip a release they already measured byte for byte
 # (results in work/results/*.jsonl): remove benchmarks/generators/work for a run from scratch.
@@ -39,6 +39,7 @@ if ! "$MAIN" data.py --seed "$SEED" ${DATASETS:+--datasets $DATASETS}; then
   echo "no shared dataset found beside the repository (../shared/data): nothing to benchmark" >&2
   exit 0
 fi
+"$MAIN" real.py --seed "$SEED"
 KEEP=${KEEP_RELEASES:+--skip-existing}
 echo "== releases"
 "$MAIN" releases.py --seed "$SEED"
@@ -47,9 +48,11 @@ echo "== releases"
 
 echo "== evaluators"
 "$MAIN" evaluators/alc_check.py
+"$MAIN" evaluators/alc_attacks.py
 .venvs/anonymeter/bin/python evaluators/anonymeter_eval.py
 .venvs/sdv/bin/python evaluators/sdmetrics_eval.py
 .venvs/syntheval/bin/python evaluators/syntheval_eval.py
 
 echo "== report"
 "$MAIN" report.py
+"$MAIN" attacks_report.py

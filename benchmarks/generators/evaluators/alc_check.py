@@ -23,17 +23,23 @@ EVALUATOR = "alc_dask"
 RESULTS = WORK / "results" / f"{EVALUATOR}.jsonl"
 ALC_DASK_VERSION = version("alc-dask")
 EXIT_CODES = {0: "pass or inconclusive", 4: "flagged"}
+RETRIES = 1
+"""Runs again once after an unexpected exit: on the loaded 2-core machine a local cluster's start once timed out."""
 
 
 def check(dataset: str, release: Path, release_digest: str) -> None:
-    output = WORK / "alc-check" / dataset / release.stem
-    shutil.rmtree(output, ignore_errors=True)  # a remade release: check refuses a folder holding another release's results
+    output = WORK / "alc-check" / dataset / release.stem  # emptied first: check refuses a folder holding another release's results
     command = [str(Path(sys.executable).with_name("alc-dask")), "check", str(original_of(release)), str(release)]
     command += ["--control", str(control_of(release)), "--output", str(output)]
-    start = time.perf_counter()
-    finished = subprocess.run(command, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    if finished.returncode not in EXIT_CODES:
+    for attempt in range(1 + RETRIES):
+        shutil.rmtree(output, ignore_errors=True)
+        start = time.perf_counter()
+        finished = subprocess.run(command, capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        if finished.returncode in EXIT_CODES:
+            break
+        print(f"{dataset}/{release.stem}: check exited {finished.returncode} (attempt {attempt + 1}): {finished.stderr[-300:]}", file=sys.stderr)
+    else:
         raise RuntimeError(f"{' '.join(command)} exited {finished.returncode}: {finished.stderr[-2000:]}")
     verdict = json.loads((output / "verdict.json").read_text())
     base = {"dataset": dataset, "release": release.stem, "digest": release_digest, "evaluator": EVALUATOR, "version": ALC_DASK_VERSION}

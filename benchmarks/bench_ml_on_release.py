@@ -14,6 +14,9 @@ per job, the evaluation's seconds (``elapsed_seconds``), the job's wall time, th
 (``pairs``) and the ALC with its interval; then a table per placement with the ratio
 ml_on_release / best_row_match at each size.
 
+``--ml-max-rows N`` fits ml_on_release on up to N release rows instead of its default (10 000): on
+all of them at 1e5, to tell its sample's size from the release's size.
+
 ``--truth N`` first prints both attacks' ALC (with its interval) on the known-truth releases of
 ``alc_dask.testing.truth`` (N members), in process.
 
@@ -75,7 +78,7 @@ def release_data(folder: Path, rows: int) -> None:
     write_parts(swap_frame(original, 0.2, seed=2), folder / "anonymized")
 
 
-def run(client, folder: Path, attacks: list[str], placement: str) -> pd.DataFrame:
+def run(client, folder: Path, attacks: list, placement: str) -> pd.DataFrame:
     """The job of ``attacks`` on the release of ``folder``, held as ``placement`` says: its scores."""
     from alc_dask import run_job
     from alc_dask.jobs import validate_job
@@ -155,6 +158,7 @@ def main() -> None:
     parser.add_argument("--copied", type=float, nargs="*", default=[1e4, 1e5], help="of --rows, the sizes also run with the release copied to every worker")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--data", type=Path, default=Path("bench-data/ml-on-release"))
+    parser.add_argument("--ml-max-rows", type=int, help="ml_on_release's max_rows (default: the attack's)")
     parser.add_argument("--truth", type=int, default=0, help="members of the known-truth releases; 0: skip")
     args = parser.parse_args()
     if args.truth:
@@ -165,6 +169,9 @@ def main() -> None:
     from distributed import Client, LocalCluster
 
     copied = {int(rows) for rows in args.copied}
+    specs = {attack: attack for attack in ATTACKS}
+    if args.ml_max_rows:
+        specs["ml_on_release"] = {"name": "ml_on_release", "params": {"max_rows": args.ml_max_rows}}
     found = []
     with (
         LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, memory_limit="8GiB") as cluster,
@@ -174,7 +181,7 @@ def main() -> None:
         release_data(warm_up, WARM_UP_ROWS)
         started = time.perf_counter()
         for placement in PLACEMENTS:
-            run(client, warm_up, list(ATTACKS), placement)
+            run(client, warm_up, list(specs.values()), placement)
         print(json.dumps({"warm_up_seconds": round(time.perf_counter() - started, 1)}), flush=True)
         for rows in map(int, args.rows):
             folder = args.data / f"{rows}"
@@ -182,7 +189,11 @@ def main() -> None:
             release_data(folder, rows)
             print(json.dumps({"rows": rows, "data_seconds": round(time.perf_counter() - started, 1)}), flush=True)
             for attack in ATTACKS:
-                held = {placement: run(client, folder, [attack], placement).iloc[0] for placement in PLACEMENTS if placement == "on workers" or rows in copied}
+                held = {
+                    placement: run(client, folder, [specs[attack]], placement).iloc[0]
+                    for placement in PLACEMENTS
+                    if placement == "on workers" or rows in copied
+                }
                 for placement, row in held.items():
                     found.append(summary(row, rows, placement))
                     print(json.dumps(found[-1]), flush=True)

@@ -16,6 +16,8 @@ from report import END, RELEASE_ORDER, START
 
 RESULTS_MD = HERE / "RESULTS-attacks.md"
 ALC_ATTACKS = ("best_row_match", "ml_on_release")
+MEMBERSHIP_ORDER = ("closest_distance", "distance_ratio", "density_ratio", "density_ratio_mixture")
+"""The distance attacks first, then the density ones (as ``evaluators/alc_attacks.py`` names them)."""
 
 
 def read_results() -> pd.DataFrame:
@@ -37,7 +39,8 @@ def interval(value: float, low: float, high: float) -> str:
 
 
 def membership_table(frame: pd.DataFrame) -> list[str]:
-    attacks = list(dict.fromkeys(frame.loc[frame["family"] == "membership", "attack"]))
+    measured = set(frame.loc[frame["family"] == "membership", "attack"])
+    attacks = [name for name in MEMBERSHIP_ORDER if name in measured] + sorted(measured - set(MEMBERSHIP_ORDER))
     lines = [
         "| dataset | release | " + " | ".join(f"{name}: AUC · TPR@1%" for name in attacks) + " | seconds (whole job) |",
         "|---|---|" + "---|" * len(attacks) + "---:|",

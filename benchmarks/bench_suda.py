@@ -150,7 +150,9 @@ def main() -> None:
     parser.add_argument("--scale", type=float, nargs="*", default=[])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--peer", type=float, nargs="*", default=[])
-    parser.add_argument("--malloc", choices=("alc_dask", "distributed"), default="alc_dask", help="workers without MALLOC_TRIM_THRESHOLD_ (alc_dask's) or with it")
+    parser.add_argument(
+        "--malloc", choices=("alc_dask", "distributed"), default="alc_dask", help="workers without MALLOC_TRIM_THRESHOLD_ (alc_dask's) or with it"
+    )
     args = parser.parse_args()
     from alc_dask.report.render import markdown_table
 

@@ -3,7 +3,9 @@
 --scale ROWS: an original, a release (a fresh sample) and a control table of ROWS rows each and 10
 Zipf-skewed categorical key variables (2 to 100 values), kept in blocks on a LocalCluster of
 --workers single-threaded workers; the MSU search (up to size 3) of the original alone, then the
-whole special_uniques evaluation (three tables): wall time and the peak memory of every process.
+whole special_uniques evaluation (three tables): wall time and the peak memory of every process;
+--malloc distributed starts the workers with distributed's MALLOC_TRIM_THRESHOLD_ (alc_dask's
+local cluster leaves it out: docs/concepts/disclosure-at-scale.md).
 --peer ROWS...: one table of ROWS rows of the same key variables, MSUs up to size 3 found in this
 process by alc_dask and by the PyPI package `suda` 0.2.2 (in its own virtual environment,
 bench-envs/suda, created on first use), one core each: time, peak memory, and whether both find
@@ -52,12 +54,13 @@ def _peak_mib() -> float:
     return float("nan")
 
 
-def scale(rows: int, workers: int) -> dict:
+def scale(rows: int, workers: int, malloc: str = "alc_dask") -> dict:
     import dask
     from distributed import Client, LocalCluster
 
     from alc_dask.data import Release
     from alc_dask.data.partitioned import partition
+    from alc_dask.engine.clients import WORKER_ENVIRONMENT
     from alc_dask.families.special_uniques.family import SpecialUniques
     from alc_dask.families.special_uniques.keys import KeySpace
     from alc_dask.families.special_uniques.search import counts_of, summary_of
@@ -73,6 +76,7 @@ def scale(rows: int, workers: int) -> dict:
         dask.compute(summary_of(in_process, space, counts_of(in_process, space), msu_weights(len(KEYS), 3), 10))
     one_core = time.perf_counter() - begun
     with (
+        dask.config.set(WORKER_ENVIRONMENT if malloc == "alc_dask" else {}),
         LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, memory_limit="8GiB") as cluster,
         Client(cluster) as client,
     ):
@@ -88,6 +92,7 @@ def scale(rows: int, workers: int) -> dict:
     return {
         "rows": rows,
         "workers": workers,
+        "workers' malloc": malloc,
         "blocks per table": -(-rows // BLOCK_ROWS),
         "load seconds (client)": round(loaded - started, 1),
         "MSU search of the original, one process (s)": round(one_core, 1),
@@ -145,13 +150,16 @@ def main() -> None:
     parser.add_argument("--scale", type=float, nargs="*", default=[])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--peer", type=float, nargs="*", default=[])
+    parser.add_argument(
+        "--malloc", choices=("alc_dask", "distributed"), default="alc_dask", help="workers without MALLOC_TRIM_THRESHOLD_ (alc_dask's) or with it"
+    )
     args = parser.parse_args()
     from alc_dask.report.render import markdown_table
 
     if args.peer:
         print(markdown_table(pd.DataFrame([peer(int(rows)) for rows in args.peer])), flush=True)
     for rows in args.scale:
-        print(json.dumps(scale(int(rows), args.workers)), flush=True)
+        print(json.dumps(scale(int(rows), args.workers, args.malloc)), flush=True)
 
 
 if __name__ == "__main__":

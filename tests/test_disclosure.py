@@ -150,3 +150,62 @@ def KeySetsPlan(release):
     from alc_dask.families.disclosure.generators import KeySets
 
     return KeySets(generate="key_sets", columns=["sex", "education", "married"], max_size=2, target="occupation").plan(PlanContext(release, 0), "scenarios[0]")
+
+
+def _many_valued(rows: int, seed: int) -> pd.DataFrame:
+    """Five keys of about ``rows`` distinct values each (their product beyond an int64), a sixth of
+    three, a target, and missing values in one key."""
+    rng = np.random.default_rng(seed)
+    table = pd.DataFrame({f"v{i}": rng.integers(0, 2 * rows, rows) for i in range(5)} | {"few": rng.integers(0, 3, rows), "t": rng.integers(0, 3, rows)})
+    return table.astype({"few": float}).assign(few=lambda t: t["few"].where(rng.random(rows) > 0.1))
+
+
+def test_key_sets_in_one_pass_match_the_counts_of_whole_tables_packed_or_not():
+    import dask
+
+    from alc_dask.data.key_counts import coded_frame
+    from alc_dask.data.packed_keys import Packing, Vocabulary, distinct_values
+    from alc_dask.families.disclosure.counting import measure_key_sets
+
+    original, release, control = _many_valued(8000, 1), _many_valued(8000, 2), _many_valued(6000, 3)
+    columns = tuple(original.columns)
+    coded = [coded_frame(t, columns, {}) for t in (original, release, control)]
+    key_sets = [tuple(f"v{i}" for i in range(5)), ("v0", "few"), ("few",)]
+    vocabulary = Vocabulary.of([distinct_values(c, columns) for c in coded])
+    assert [Packing.of(vocabulary, keys, "t").packs for keys in key_sets] == [False, True, True]
+    found = measure_key_sets([], *([dask.delayed(c)] for c in coded), key_sets, "t", 10)
+    for keys, f in zip(key_sets, found):
+        as_counts = [frames(c, [*keys, "t"]) for c in coded]
+        assert f.original == disclosure_counts(as_counts[0], as_counts[1], list(keys), "t")
+        assert f.control == disclosure_counts(as_counts[2], as_counts[1], list(keys), "t")
+        assert f.n_disco_rows == f.original.disco and len(f.disco_rows) == min(10, f.original.disco)
+
+
+def test_key_sets_in_one_pass_are_the_same_on_one_and_four_partitions_and_one_and_two_workers(people):
+    from distributed import Client, LocalCluster
+
+    from alc_dask.data.key_counts import table_frames
+    from alc_dask.families.disclosure.counting import measure_key_sets
+
+    original, weak, control = people
+    release = Release.load(original, [weak], control)
+    key_sets = [("age", "region", "education"), ("sex", "married"), ("region",)]
+    columns = ("age", "region", "education", "sex", "married", "occupation")
+
+    def measured(release, sets=key_sets):
+        tables = [table_frames(t, columns, BINS) for t in (release.original, release.anonymized[0], release.control)]
+        return measure_key_sets([b for blocks, _ in tables for b in blocks], *(frames for _, frames in tables), sets, "occupation", 50)
+
+    def as_tuples(found):
+        return [(f.original, f.control, f.disco_rows.tolist(), f.n_disco_rows) for f in found]
+
+    whole = as_tuples(measured(release))
+    assert whole == [as_tuples(measured(release, [keys]))[0] for keys in key_sets]  # each key set as if alone
+    assert as_tuples(measured(partition(release, 100))) == whole
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR) as cluster:
+        with Client(cluster) as client:
+            one = as_tuples(measured(partition(release, 100, client)))
+            cluster.scale(2)
+            client.wait_for_workers(2, timeout=60)
+            two = as_tuples(measured(partition(release, 100, client)))
+    assert one == whole and two == whole

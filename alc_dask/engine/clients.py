@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
+import dask
 from dask.utils import parse_timedelta
 from distributed import Client, LocalCluster, WorkerPlugin
 from distributed.comm import connect as open_comm
@@ -17,12 +18,19 @@ from distributed.security import Security
 
 from alc_dask.engine.cluster import CONNECT_TIMEOUT, WORKERS_TIMEOUT, EngineError, scheduler_address
 
+WORKER_ENVIRONMENT = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+"""Workers keep glibc's own malloc thresholds: distributed's nanny sets ``MALLOC_TRIM_THRESHOLD_``
+(65536) in each worker's environment, which also fixes glibc's otherwise adaptive mmap threshold,
+so that every array beyond 128 KiB is mapped and unmapped afresh; pandas and NumPy work of many
+mid-sized arrays (group-by counts, SUDA's searches) then ran 2-3 times slower in a worker than in
+one process (docs/concepts/disclosure-at-scale.md). None removes the variable from the nanny's."""
+
 
 @contextmanager
 def local_client(workers: int, dashboard: str | None) -> Iterator[Client]:
     """A client of a new cluster of ``workers`` single-threaded worker processes on this machine, its dashboard at ``dashboard`` (None: none)."""
-    with (
-        LocalCluster(
+    with dask.config.set(WORKER_ENVIRONMENT):  # read by each nanny as it is made; a nanny restarting its worker keeps it
+        cluster = LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
@@ -31,9 +39,8 @@ def local_client(workers: int, dashboard: str | None) -> Iterator[Client]:
             # a random local port never collides with another cluster's dashboard.
             scheduler_kwargs={} if dashboard else {"dashboard_address": "127.0.0.1:0"},
             silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster, set_as_default=False) as client,
-    ):
+        )
+    with cluster, Client(cluster, set_as_default=False) as client:
         client.register_plugin(IgnoreInterrupts())
         yield client
 

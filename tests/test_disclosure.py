@@ -75,6 +75,8 @@ def people():
 
 
 BINS = {"age": tuple(range(20, 95, 10))}
+QUIET_HTTP = {"dashboard_address": "127.0.0.1:0"}
+"""The scheduler's HTTP server on a free port: by default it takes 8787, and fails the test when another process holds it."""
 
 
 def test_family_matches_the_definitions_with_binned_age(people):
@@ -95,7 +97,9 @@ def test_same_measures_on_one_and_four_partitions_and_one_and_two_workers(people
     family = Disclosure(keys=["age", "region", "education"], target="occupation", bins=BINS)
     whole = family.evaluate(release, 0).measures
     assert family.evaluate(partition(release, 100), 0).measures == whole
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR) as cluster:
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, scheduler_kwargs=QUIET_HTTP, silence_logs=logging.ERROR
+    ) as cluster:
         with Client(cluster) as client:
             one = family.evaluate(partition(release, 100, client), 0)
             cluster.scale(2)
@@ -202,7 +206,9 @@ def test_key_sets_in_one_pass_are_the_same_on_one_and_four_partitions_and_one_an
     whole = as_tuples(measured(release))
     assert whole == [as_tuples(measured(release, [keys]))[0] for keys in key_sets]  # each key set as if alone
     assert as_tuples(measured(partition(release, 100))) == whole
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR) as cluster:
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, scheduler_kwargs=QUIET_HTTP, silence_logs=logging.ERROR
+    ) as cluster:
         with Client(cluster) as client:
             one = as_tuples(measured(partition(release, 100, client)))
             cluster.scale(2)

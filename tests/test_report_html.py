@@ -52,7 +52,14 @@ def copy_scores(tmp_path_factory) -> pd.DataFrame:
         "output": str(folder / "out"),
     }
     with (
-        LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None, silence_logs=logging.ERROR) as cluster,
+        LocalCluster(
+            n_workers=1,
+            threads_per_worker=2,
+            processes=False,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            silence_logs=logging.ERROR,
+        ) as cluster,
         Client(cluster) as client,
     ):
         return run_job(validate_job(job), client=client, progress=False)

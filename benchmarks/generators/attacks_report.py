@@ -34,8 +34,16 @@ def read_results() -> pd.DataFrame:
     return frame.assign(rank=frame["release"].map(order).fillna(len(order))).sort_values(["rank", "dataset"], kind="stable")
 
 
+FLOOR = -10.0
+"""ALCs below this are shown as "< -10": an interval's low end at a tiny recall reaches millions below 0, a number no one reads."""
+
+
+def number(value: float) -> str:
+    return f"< {FLOOR:g}" if value < FLOOR else f"{value:.3f}"
+
+
 def interval(value: float, low: float, high: float) -> str:
-    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+    return f"{number(value)} [{number(low)}, {number(high)}]"
 
 
 def membership_table(frame: pd.DataFrame) -> list[str]:
@@ -75,6 +83,22 @@ def alc_table(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
+def epsilon_table(frame: pd.DataFrame) -> list[str]:
+    """Each DP release's declared ε beside the ε each membership attack proves (its lower bound)."""
+    if "epsilon_declared" not in frame:
+        return ["No release declares an ε."]
+    dp = frame[(frame["family"] == "membership") & frame["epsilon_declared"].notna()]
+    lines = [
+        "| dataset | release | declared ε | " + " | ".join(f"{name}: ε ≥" for name in MEMBERSHIP_ORDER) + " |",
+        "|---|---|---:|" + "---:|" * len(MEMBERSHIP_ORDER),
+    ]
+    for (dataset, release), rows in dp.groupby(["dataset", "release"], sort=False):
+        bounds = {row["attack"]: f"{row['epsilon_lower_bound']:.3f}" for _, row in rows.iterrows()}
+        cells = [bounds.get(name, "—") for name in MEMBERSHIP_ORDER]
+        lines.append(f"| {dataset} | {release} | {rows['epsilon_declared'].iloc[0]:g} | {' | '.join(cells)} |")
+    return lines
+
+
 def main() -> int:
     frame = read_results()
     if frame.empty:
@@ -91,6 +115,10 @@ def main() -> int:
             "### Attribute inference: ALC [interval]",
             "",
             *alc_table(frame),
+            "",
+            "### Differential privacy: the declared ε against the ε each attack proves",
+            "",
+            *epsilon_table(frame),
             "",
             END,
         ]

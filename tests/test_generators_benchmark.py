@@ -33,15 +33,16 @@ def members() -> pd.DataFrame:
 
 def test_split_is_disjoint_sized_and_seeded(members):
     frame = members.assign(person=np.arange(len(members)))
-    inside, outside = data.split(frame, 1000, 800, seed=3)
-    assert (len(inside), len(outside)) == (1000, 800)
-    assert not set(inside["person"]) & set(outside["person"])
-    again, _ = data.split(frame, 1000, 800, seed=3)
-    other, _ = data.split(frame, 1000, 800, seed=4)
+    inside, outside, others = data.split(frame, (1000, 500, 300), seed=3)
+    assert (len(inside), len(outside), len(others)) == (1000, 500, 300)
+    people = [set(part["person"]) for part in (inside, outside, others)]
+    assert not (people[0] & people[1] or people[0] & people[2] or people[1] & people[2])
+    again, _, _ = data.split(frame, (1000, 500, 300), seed=3)
+    other, _, _ = data.split(frame, (1000, 500, 300), seed=4)
     pd.testing.assert_frame_equal(inside, again)
     assert not inside.equals(other)
     with pytest.raises(ValueError):
-        data.split(frame, 2000, 1001, seed=0)
+        data.split(frame, (2000, 1001), seed=0)
 
 
 def test_copy_equals_members(members):
@@ -92,6 +93,6 @@ def test_adult_split_from_shared_data():
     path = data.SHARED / "alc-paper" / "adult" / "original.parquet"
     if not path.exists():
         pytest.skip("../shared/data is absent")
-    inside, outside = data.split(data.read_source(path), 6000, 6000, seed=0)
-    assert len(inside) == len(outside) == 6000
+    inside, outside, others = data.split(data.read_source(path), (6000, 6000, 6000), seed=0)
+    assert len(inside) == len(outside) == len(others) == 6000
     assert not releases.exact_member_rows(outside, inside).all()

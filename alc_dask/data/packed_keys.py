@@ -116,7 +116,7 @@ class Packing:
         return number
 
 
-def summed(parts: Sequence[pd.Series]) -> pd.Series:
+def summed(*parts: pd.Series) -> pd.Series:
     """Counts of several blocks summed per key (and target)."""
     whole = pd.concat(parts)
     return whole.groupby(level=list(range(whole.index.nlevels)), sort=False).sum()

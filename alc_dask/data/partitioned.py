@@ -75,6 +75,16 @@ def whole(table) -> EncodedTable:
     return table if isinstance(table, EncodedTable) else table.rows(slice(None))
 
 
+def tree_reduce(parts: list, combine, split_every: int = SPLIT_EVERY):
+    """``parts`` (delayed) combined ``split_every`` at a time by ``combine(*parts)``, level by level,
+    to one delayed result: no task holds more than ``split_every`` parts' results at once."""
+    import dask
+
+    while len(parts) > 1:
+        parts = [dask.delayed(combine, pure=True)(*parts[i : i + split_every]) for i in range(0, len(parts), split_every)]
+    return parts[0]
+
+
 def compute(blocks: Sequence, *delayed) -> tuple:
     """Compute `delayed` on the cluster holding `blocks` (in process when they are not futures)."""
     import dask

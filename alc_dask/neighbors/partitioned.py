@@ -17,7 +17,7 @@ import dask
 from dask.base import tokenize
 
 from alc_dask.data import EncodedTable
-from alc_dask.data.partitioned import SPLIT_EVERY, PartitionedTable, compute
+from alc_dask.data.partitioned import SPLIT_EVERY, PartitionedTable, compute, tree_reduce
 
 
 class Search(Protocol):
@@ -44,7 +44,7 @@ def search_tables(
     results, delayed = {}, {}
     for i, (table, search) in enumerate(searches):
         if isinstance(table, PartitionedTable):
-            delayed[i] = _tree_reduce(_block_tasks(table, search, shared_as), search.combine, split_every)
+            delayed[i] = tree_reduce(_block_tasks(table, search, shared_as), search.combine, split_every)
         else:
             results[i] = search.block(table, 0)
     if delayed:
@@ -68,9 +68,3 @@ def _block_tasks(table: PartitionedTable, search: Search, shared_as: Hashable) -
     token = tokenize(shared_as, table.name, table.starts, blocks)
     shared = dask.delayed(search, name=f"search-{token}")
     return [dask.delayed(search_block)(b, shared, start, dask_key_name=f"search_block-{token}-{i}") for i, (b, start) in enumerate(blocks_and_starts)]
-
-
-def _tree_reduce(parts: list, combine, split_every: int):
-    while len(parts) > 1:
-        parts = [dask.delayed(combine, pure=True)(*parts[i : i + split_every]) for i in range(0, len(parts), split_every)]
-    return parts[0]

@@ -18,7 +18,7 @@ import pandas as pd
 
 from alc_dask.data.key_counts import first_rows, matching_rows
 from alc_dask.data.packed_keys import Packing, Vocabulary, distinct_values, summed
-from alc_dask.data.partitioned import SPLIT_EVERY, compute
+from alc_dask.data.partitioned import SPLIT_EVERY, compute, tree_reduce
 from alc_dask.measure.disclosure import COUNT, DisclosureCounts, disclosure_counts
 
 
@@ -42,13 +42,7 @@ def _table_counts(frames: Sequence, vocabulary: Vocabulary, packings: Sequence[P
     import dask
 
     per_block = [dask.delayed(_block_counts, pure=False, nout=len(packings))(f, vocabulary, packings) for f in frames]
-    tables = []
-    for i in range(len(packings)):
-        level = [counts[i] for counts in per_block]
-        while len(level) > 1:
-            level = [dask.delayed(summed, pure=False)(level[j : j + split_every]) for j in range(0, len(level), split_every)]
-        tables.append(level[0])
-    return tables
+    return [tree_reduce([counts[i] for counts in per_block], summed, split_every) for i in range(len(packings))]
 
 
 def _measured(packing: Packing, original: pd.Series, release: pd.Series, control: pd.Series | None):

@@ -11,8 +11,8 @@ import json
 import sys
 
 import pandas as pd
-from common import HERE, REAL, WORK, datasets_present, digest, release_paths
-from report import END, RELEASE_ORDER, START
+from common import HERE, REAL, WORK, digest
+from report import END, RELEASE_ORDER, START, current_digests, latest
 
 RESULTS_MD = HERE / "RESULTS-attacks.md"
 ALC_ATTACKS = ("best_row_match", "ml_on_release")
@@ -26,12 +26,8 @@ def read_results() -> pd.DataFrame:
     frame = pd.DataFrame([json.loads(line) for line in path.read_text().splitlines()]) if path.exists() else pd.DataFrame()
     if frame.empty:
         return frame
-    current = {(dataset, path.stem): digest(path) for dataset in datasets_present() for path in release_paths(dataset)}
-    current |= {(path.parent.name, "real_weak"): digest(path) for path in REAL.glob("*/release.parquet")}
-    frame = frame[[current.get(key) == measured for key, measured in zip(zip(frame["dataset"], frame["release"]), frame["digest"])]]
-    frame = frame.drop_duplicates(["dataset", "release", "measure"], keep="last")
-    order = {name: rank for rank, name in enumerate((*RELEASE_ORDER, "real_weak"))}
-    return frame.assign(rank=frame["release"].map(order).fillna(len(order))).sort_values(["rank", "dataset"], kind="stable")
+    current = current_digests() | {(path.parent.name, "real_weak"): digest(path) for path in REAL.glob("*/release.parquet")}
+    return latest(frame, current, ["dataset", "release", "measure"], ["rank", "dataset"], (*RELEASE_ORDER, "real_weak"))
 
 
 FLOOR = -10.0

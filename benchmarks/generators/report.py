@@ -45,12 +45,21 @@ def read_results() -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    current = {(dataset, release): digest(path) for dataset in datasets_present() for path in release_paths(dataset) for release in [path.stem]}
+    return latest(frame, current_digests(), ["dataset", "release", "evaluator", "measure"], ["dataset", "rank", "evaluator"])
+
+
+def current_digests() -> dict[tuple[str, str], str]:
+    """(dataset, release) -> the digest of the release as it is on disk now."""
+    return {(dataset, path.stem): digest(path) for dataset in datasets_present() for path in release_paths(dataset)}
+
+
+def latest(frame: pd.DataFrame, current: dict, unique: list[str], order_by: list[str], order: tuple[str, ...] = RELEASE_ORDER) -> pd.DataFrame:
+    """The last measure of each release as it is now: one remade since it was measured (or removed)
+    leaves its old measurements out; releases in ``order``, then the others."""
     frame = frame[[current.get(key) == measured for key, measured in zip(zip(frame["dataset"], frame["release"]), frame["digest"])]]
-    # a release remade since it was measured (or removed) leaves its old measurements out
-    frame = frame.drop_duplicates(["dataset", "release", "evaluator", "measure"], keep="last")
-    order = {name: rank for rank, name in enumerate(RELEASE_ORDER)}
-    return frame.assign(rank=frame["release"].map(order).fillna(len(order))).sort_values(["dataset", "rank", "evaluator"], kind="stable")
+    frame = frame.drop_duplicates(unique, keep="last")
+    ranks = {name: rank for rank, name in enumerate(order)}
+    return frame.assign(rank=frame["release"].map(ranks).fillna(len(ranks))).sort_values(order_by, kind="stable")
 
 
 def interval_text(row) -> str:

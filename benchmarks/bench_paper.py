@@ -123,6 +123,8 @@ def main() -> None:
         scores[side] = scores_of(name)
         print(f"\n{side} ({args.before if side == 'before' else 'this checkout'}): wall time {wall:.0f} s ({wall / 60:.1f} min) on {args.workers} workers")
         print(seconds_table(scores[side]).round(2).to_string())
+        work = scores[side]["elapsed_seconds"].sum() / args.workers
+        print(f"scenario work per worker {work:.0f} s; the rest of the wall time (start, reading releases, scheduling, writing results) {wall - work:.0f} s")
         floor_violations = (scores[side]["base_prc"] < scores[side]["floor_prc"] - 1e-12).sum() if "floor_prc" in scores[side] else "n/a"
         print(f"scenarios with a base PRC below the most-common-value floor: {floor_violations}")
     if len(scores) == 2:

@@ -7,6 +7,10 @@ raised by the job layer and the families alike, is defined here): ``JobSpecError
 folder), ``PredictionsError`` (a predictions file to score) are ``InputError``s; ``EngineError`` is
 a ``ClusterError``. Those that were ``ValueError``s still are, so code catching ``ValueError`` still
 catches them. Any other exception is a bug.
+
+The two warnings the CLI shows in one line, ``ReleaseWarning`` (re-exported by ``alc_dask.data``) and
+``LeaseWarning`` (by ``alc_dask.results.lease``), are defined here too: the CLI filters them without
+importing the layers (and pandas) that raise them.
 """
 
 
@@ -120,3 +124,11 @@ class JobSpecError(InputError, ValueError):
     job: invalid job spec:
       scenarios[0].baseline: Input should be 'ml', 'prior' or 'control'; got 'nope'
     """
+
+
+class ReleaseWarning(UserWarning):
+    """A release can be measured, but a measure may mislead: the message names the column and why."""
+
+
+class LeaseWarning(UserWarning):
+    """Waiting for a folder, taking one over, or a heartbeat that could not be written."""

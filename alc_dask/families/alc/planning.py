@@ -99,16 +99,20 @@ def paper_attacks(entry, release: Release, job_seed: int, where: str = "paper") 
     return attacks
 
 
-def sample_known_sets(release: Release, secret: str, entry, job_seed: int) -> list[tuple[list[str], float]]:
-    """Up to ``entry.per_secret`` distinct known-column sets for ``secret`` with their unique share."""
+def sample_known_sets(release: Release, secret: str, entry, job_seed: int, shares: dict | None = None) -> list[tuple[list[str], float]]:
+    """Up to ``entry.per_secret`` distinct known-column sets for ``secret`` with their unique share;
+    ``shares`` keeps each set's share for the next secrets that draw it."""
     others = [c for c in release.columns if c != release.column(secret).name]
     size = min(entry.size, len(others))
     rng = np.random.default_rng([job_seed, *secret.encode()])
+    shares = {} if shares is None else shares
     found: dict[tuple[str, ...], float] = {}
     for _ in range(entry.tries):
         chosen = tuple(sorted(rng.choice(others, size, replace=False).tolist()))
         if chosen not in found:
-            found[chosen] = unique_share(release, chosen)
+            if chosen not in shares:
+                shares[chosen] = unique_share(release, chosen)
+            found[chosen] = shares[chosen]
         if sum(share >= entry.min_unique for share in found.values()) >= entry.per_secret:
             break
     ranked = sorted(found.items(), key=lambda item: (-(item[1] >= entry.min_unique), -item[1], item[0]))

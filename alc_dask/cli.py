@@ -1,9 +1,13 @@
 """The ``alc-dask`` command: thin, it parses, calls the layers and prints.
 
 The core commands are here: ``run``, ``plan``, ``summarize`` and ``audit``. The applications on top
-(``score``, ``stress``, ``demo``, ``paper``) each own their command in ``alc_dask.apps``, which lists
-them in ``APP_COMMANDS`` for ``main`` to add. Every command ends through ``Commands``
-(``alc_dask.cli_exit_codes``) with one of the exit codes re-exported here.
+(``score``, ``stress``, ``demo``, ``paper``) each own their command in ``alc_dask.apps``, which names
+them in ``APP_COMMANDS``; ``main`` imports one when it is called or listed (``--help``), so a core
+command imports none of them. Every command ends through ``Commands`` (``alc_dask.cli_exit_codes``)
+with one of the exit codes re-exported here.
+
+Start-up is kept short: each command imports what it needs when it runs (``alc-dask --help`` and
+``alc-dask plan`` need neither Dask, scikit-learn nor Numba; ``tests/test_package_imports.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from alc_dask.cli_exit_codes import (
     Commands,
 )
 from alc_dask.cli_options import WAIT_OPTION, dashboard_option, scheduler_option, scores_of, workers_option
+from alc_dask.plugins import load_object
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,7 +48,20 @@ __all__ = [
 ]
 
 
-@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
+class _CoreAndApps(Commands):
+    """The core commands, defined below, and the applications' (``APP_COMMANDS``), each imported
+    when it is first called or listed."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *APP_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in APP_COMMANDS and cmd_name not in self.commands:
+            self.add_command(load_object(APP_COMMANDS[cmd_name]), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_CoreAndApps, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
 @click.option("--traceback", "show_traceback", is_flag=True, help="On an error, also print its Python traceback (for bug reports).")
 @click.version_option(package_name="alc-dask")
 def main(show_traceback: bool) -> None:
@@ -142,10 +160,6 @@ def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool
     click.echo("\n".join(verdict_lines(outcome.verdict)))
     click.echo(f"Audit report: {outcome.report}")
     sys.exit(EXIT_RELEASE_FLAGGED if outcome.verdict.verdict == "flagged" else _audit_exit_code(outcome.diff.flagged))
-
-
-for app_command in APP_COMMANDS:
-    main.add_command(app_command)
 
 
 def _audit_exit_code(flagged: pd.DataFrame) -> int:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import click
 
-from alc_dask.errors import ClusterError, InputError
+from alc_dask.errors import ClusterError, InputError, LeaseWarning, ReleaseWarning
 
 EXIT_OK = 0
 EXIT_INTERNAL_ERROR = 1  # an unexpected error: a bug (also what Python exits with on an uncaught exception)
@@ -86,9 +86,6 @@ def _release_warnings_in_one_line() -> Iterator[None]:
     """Each warning about the release (``ReleaseWarning``, e.g. a column extreme values dominate) or
     its output folder (``LeaseWarning``, e.g. a lease taken over) as one line on stderr, every time:
     Python's format would add a line of our source code."""
-    from alc_dask.data import ReleaseWarning
-    from alc_dask.results.lease import LeaseWarning
-
     ours = (ReleaseWarning, LeaseWarning)
     with warnings.catch_warnings():
         for category in ours:

@@ -7,6 +7,10 @@ raised by the job layer and the families alike, is defined here): ``JobSpecError
 folder), ``PredictionsError`` (a predictions file to score) are ``InputError``s; ``EngineError`` is
 a ``ClusterError``. Those that were ``ValueError``s still are, so code catching ``ValueError`` still
 catches them. Any other exception is a bug.
+
+The two warnings the CLI shows in one line, ``ReleaseWarning`` (re-exported by ``alc_dask.data``) and
+``LeaseWarning`` (by ``alc_dask.results.lease``), are defined here too: the CLI filters them without
+importing the layers (and pandas) that raise them.
 """
 
 
@@ -119,4 +123,39 @@ class JobSpecError(InputError, ValueError):
     ...     print(error)
     job: invalid job spec:
       scenarios[0].baseline: Input should be 'ml', 'prior' or 'control'; got 'nope'
+    """
+
+
+class ReleaseWarning(UserWarning):
+    """A release can be measured, but a measure may mislead: the message names the column and why.
+
+    Examples
+    --------
+    A value a million times beyond the others makes every other distance on its column about 0:
+
+    >>> import warnings
+    >>> import pandas as pd
+    >>> from alc_dask import Release
+    >>> from alc_dask.errors import ReleaseWarning
+    >>> table = pd.DataFrame({"age": [20.0 + i % 50 for i in range(200)], "sex": ["f", "m"] * 100})
+    >>> stretched = table.assign(age=[1e9, *table["age"][1:]])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     release = Release.load(stretched, [table])
+    >>> [w.category is ReleaseWarning for w in caught], str(caught[0].message).split(" stretch")[0]
+    ([True], "column 'age': a few extreme values (e.g. 1e+09 in original)")
+    """
+
+
+class LeaseWarning(UserWarning):
+    """Waiting for a folder, taking one over, or a heartbeat that could not be written.
+
+    Examples
+    --------
+    ``alc_dask.results.lease``, whose output-folder leases give it, exports it too:
+
+    >>> from alc_dask.errors import LeaseWarning
+    >>> from alc_dask.results.lease import LeaseWarning as given
+    >>> given is LeaseWarning, issubclass(LeaseWarning, UserWarning)
+    (True, True)
     """

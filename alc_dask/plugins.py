@@ -1,8 +1,11 @@
 """Python entry points: how packages, this one included, add attacks and evaluation families by
-name; and names a package exports from its modules, imported on first use."""
+name; and names a package exports from its modules, imported on first use.
+
+``importlib.metadata`` is imported, and every installed distribution's entry points read, only when
+a family or attack is first looked up: ``alc-dask --help`` needs neither."""
 
 from functools import cache
-from importlib import import_module, metadata
+from importlib import import_module
 
 OWN_DISTRIBUTION = "alc-dask"
 
@@ -11,14 +14,23 @@ OWN_DISTRIBUTION = "alc-dask"
 def installed(group: str) -> dict[str, str]:
     """``name -> "module:qualname"`` of the entry points in ``group`` of every installed package, by
     name; this package's own come first, so another package cannot replace a built-in name."""
-    entries = sorted(metadata.entry_points(group=group), key=lambda entry: (_distribution(entry) != OWN_DISTRIBUTION, entry.name))
+    entries = sorted(_every_entry_point().select(group=group), key=lambda entry: (_distribution(entry) != OWN_DISTRIBUTION, entry.name))
     found: dict[str, str] = {}
     for entry in entries:
         found.setdefault(entry.name, entry.value)
     return found
 
 
-def _distribution(entry: metadata.EntryPoint) -> str | None:
+@cache
+def _every_entry_point():
+    """Every group's entry points, read in one pass over the installed distributions (each group's
+    own pass would read them all again)."""
+    from importlib import metadata
+
+    return metadata.entry_points()
+
+
+def _distribution(entry) -> str | None:
     return entry.dist.name.replace("_", "-").lower() if entry.dist is not None else None
 
 

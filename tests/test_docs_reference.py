@@ -107,8 +107,8 @@ def test_every_command_and_option_is_in_the_cli_reference_with_its_help():
             if isinstance(param, click.Option):
                 assert f"`{param.opts[-1]}`" in section[: section.find("\n#", 1)], (path, param.opts)
         if isinstance(command, click.Group):
-            for name, sub in command.commands.items():
-                walk(sub, f"{path} {name}")
+            for name in command.list_commands(click.Context(command)):
+                walk(command.get_command(click.Context(command), name), f"{path} {name}")
 
     walk(main, "alc-dask")
     assert "| `--seed` `INTEGER RANGE` | Seed of every evaluation. (range: `x>=0`; default: `0`) |" in page

@@ -137,11 +137,11 @@ def test_a_job_samples_quasi_identifier_sets(tmp_path, people):
 
 
 def test_a_fit_that_does_not_converge_is_reported(people, monkeypatch):
-    from alc_dask.families.identification import family as identification
+    from alc_dask.measure import scaling_fits
     from alc_dask.measure.scaling_fits import Fit
 
     monkeypatch.setattr(
-        identification, "fit_correctness", lambda *a: Fit("PYC-MB", PitmanYor.of_entropy(5.0, 0.2), False, "Maximum number of iterations has been exceeded.")
+        scaling_fits, "fit_correctness", lambda *a: Fit("PYC-MB", PitmanYor.of_entropy(5.0, 0.2), False, "Maximum number of iterations has been exceeded.")
     )
     measures = Identification(quasi_identifiers=QUASI, population=10**6).evaluate(Release.load(people, [people]), seed=0).measures
     assert not measures["fit_converged"] and "did not converge (Maximum number of iterations" in measures["warning"]

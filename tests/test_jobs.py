@@ -15,7 +15,7 @@ from alc_dask.data import ReleaseError
 from alc_dask.families.alc.family import AlcFamily
 from alc_dask.families.alc.paper import paper_secrets
 from alc_dask.families.alc.params import AttackSpec
-from alc_dask.families.alc.planning import unique_share
+from alc_dask.families.alc.planning import alone_in_rows, unique_share
 from alc_dask.jobs import JobSpecError, check_files, expand, load_job, scenario_id, scenario_seed, validate_job
 
 BASE = {"name": "t", "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]}, "scenarios": [{"generate": "each_column"}]}
@@ -107,6 +107,18 @@ def test_unique_share_counts_rows_alone_with_their_combination():
     release = Release.load(table, [table], columns={"b": "categorical"})
     assert unique_share(release, ["a", "b"]) == 0.5  # the two x/1 rows share their combination
     assert unique_share(release, ["a", "b", "c"]) == 1.0
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_rows_alone_are_counted_as_np_unique_over_rows_counts_them(seed):
+    """The sort of the rows by lexsort finds the combinations ``np.unique(axis=0)`` finds: ties, -0.0
+    beside 0.0, infinities (a continuous column's missing values), one row, one column."""
+    rng = np.random.default_rng(seed)
+    values = np.array([0.0, -0.0, 1.0, 2.5, np.inf, -np.inf, 3.0])
+    for _ in range(50):
+        rows = rng.choice(values[: rng.integers(1, len(values) + 1)], size=(rng.integers(1, 40), rng.integers(1, 5)))
+        _, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+        assert np.mean(alone_in_rows(rows)) == np.mean(counts[inverse.ravel()] == 1)
 
 
 def test_ids_are_stable_and_seeds_do_not_depend_on_order(release):

@@ -1,6 +1,8 @@
 """Exceptions raised for bad input, so callers can tell a bad release from a bug."""
 
-from alc_dask.errors import InputError
+from alc_dask.errors import InputError, ReleaseWarning
+
+__all__ = ["ReleaseError", "ReleaseWarning", "ScenarioError"]
 
 
 class ReleaseError(InputError, ValueError):
@@ -13,7 +15,3 @@ class ScenarioError(InputError, ValueError):
     Raised when a scenario is set up or attacked, never while loading: a release stays usable
     for every other scenario.
     """
-
-
-class ReleaseWarning(UserWarning):
-    """A release can be measured, but a measure may mislead: the message names the column and why."""

@@ -14,7 +14,7 @@ _EXPORTS = {
     "fan_out": "alc_dask.engine.runner",
     "job_context": "alc_dask.engine.runner",
     "manifest": "alc_dask.engine.runner",
-    "prepare_release": "alc_dask.engine.runner",
+    "prepare_release": "alc_dask.engine.prepare",
     "run_job": "alc_dask.engine.runner",
     "JobContext": "alc_dask.engine.task",
     "ScenarioOutcome": "alc_dask.engine.task",

@@ -3,8 +3,6 @@ finish) and one-line notices."""
 
 import sys
 
-from tqdm.auto import tqdm
-
 
 def say(line: str) -> None:
     """A one-line notice on stderr, beside the progress bar (never in the output a script may parse)."""
@@ -33,6 +31,8 @@ class Progress:
         self.bar = None
 
     def start(self) -> None:
+        from tqdm.auto import tqdm  # here: ``plan`` and ``--help`` import this module and show no bar
+
         self.bar = tqdm(total=self.total, desc=self.job, unit="scenario", file=sys.stderr, disable=not self.enabled, dynamic_ncols=True)
         self.bar.set_postfix(failed=0)
 

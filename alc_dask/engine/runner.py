@@ -7,17 +7,15 @@ import json
 import logging
 import os
 from collections import deque
-from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from alc_dask.attacks.registry import registered_attacks
-from alc_dask.data import Release, ReleaseError
+from alc_dask.data import Release
 from alc_dask.data.fingerprint import data_digest
-from alc_dask.data.on_cluster import load_on_cluster
-from alc_dask.data.parts import estimated_bytes, list_parts
 from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, OnDemandClient, check_dashboard
+from alc_dask.engine.prepare import prepare_release, release_files
 from alc_dask.engine.progress import Progress, say
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenarios, skipped_outcome
 from alc_dask.families import get_family
@@ -307,31 +305,6 @@ class ScenarioTasks:
             raise EngineError(f"the cluster had no worker to send the release to for {WORKERS_TIMEOUT}s") from None
 
 
-def prepare_release(spec: JobSpec, cluster: OnDemandClient | None = None) -> Release:
-    """The release read whole and copied to every worker, or, when larger than the job's
-    ``release.broadcast_limit``, read part by part on ``cluster``'s workers and kept there."""
-    r = spec.release
-    if cluster is None or not keeps_on_workers(spec):
-        release = Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None, kinds=r.kinds, grouped=r.grouped)
-    elif r.kinds != "alc_dask":
-        raise ReleaseError(
-            f"release.kinds: {r.kinds!r} needs whole tables; this release is beyond release.broadcast_limit ({r.broadcast_limit} bytes): raise it"
-        )
-    else:
-        release = load_on_cluster(cluster.get(), r.original, r.anonymized, control=r.control, columns=r.columns or None, rows_per_part=r.rows_per_part)
-    return release if r.generator is None else replace(release, generator=r.generator.model_dump())
-
-
-def keeps_on_workers(spec: JobSpec) -> bool:
-    """Whether the release is too large to copy: its tables' encoded size (from Parquet footers, or
-    CSV file sizes) beyond ``release.broadcast_limit``, unless it must be read whole."""
-    r = spec.release
-    if r.read_whole:
-        return False
-    tables = [list_parts(path, field) for field, path in release_files(spec)]
-    return estimated_bytes(tables) > r.broadcast_limit
-
-
 def job_context(spec: JobSpec) -> JobContext:
     return JobContext(job=spec.name, release=spec.release.label, attacks=registered_attacks())
 
@@ -352,11 +325,6 @@ def manifest(spec: JobSpec) -> dict:
     data = {field: data_digest(path, field) for field, path in release_files(spec)}
     fingerprint = hashlib.sha256(json.dumps([settings, data, __version__], sort_keys=True).encode()).hexdigest()[:16]
     return {"job": spec.name, "release": spec.release.label, "fingerprint": fingerprint, "settings": settings, "data": data, "alc_dask": __version__}
-
-
-def release_files(spec: JobSpec) -> list[tuple[str, str]]:
-    """(field, path) of every file of the release."""
-    return spec.release.files()
 
 
 def _as_spec(spec_or_path) -> tuple[JobSpec, str]:

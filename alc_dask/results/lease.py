@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 
 import psutil
 
+from alc_dask.errors import LeaseWarning
 from alc_dask.results.files import Files
 from alc_dask.results.manifest import ResultsError
 
@@ -39,10 +40,6 @@ _NAME = re.compile(r"\.lease-(\d+)\.json")
 
 class FolderBusy(ResultsError):
     """The output folder is held by another live run."""
-
-
-class LeaseWarning(UserWarning):
-    """Waiting for a folder, taking one over, or a heartbeat that could not be written."""
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,8 @@ from pydantic import Field
 
 from alc_dask.data import ScenarioError
 from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column
-from alc_dask.families.identification.anonymity_sets import anonymity_sets
 from alc_dask.families.identification.generators import QuasiIdentifierSets
 from alc_dask.measure import risk_label
-from alc_dask.measure.scaling_fits import fit_correctness, fit_profile
 from alc_dask.measure.verdict import REIDENTIFICATION
 
 
@@ -128,6 +126,10 @@ class Identification(EvaluationFamily):
             raise ScenarioError(f"population: {p.population} is smaller than the {release.original.n_rows} records of the original table")
 
     def evaluate(self, release, seed: int) -> Evaluation:
+        # Dask and SciPy, imported when a scenario runs: planning a job imports every family
+        from alc_dask.families.identification.anonymity_sets import anonymity_sets
+        from alc_dask.measure.scaling_fits import fit_correctness, fit_profile
+
         p = self.params
         self.check(release)
         curves = anonymity_sets(release.original, p.quasi_identifiers, seed=seed, repeats=p.repeats, levels=p.levels)

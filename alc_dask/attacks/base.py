@@ -18,6 +18,7 @@ carry out on the release, before any work (``plan`` calls it).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections.abc import Hashable
@@ -145,9 +146,7 @@ class Attack:
 
     def get_params(self) -> dict[str, Any]:
         """The constructor's parameters, read from the attributes that store them (scikit-learn's convention)."""
-        names = [
-            p.name for p in inspect.signature(type(self).__init__).parameters.values() if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        ]
+        names = _parameter_names(type(self))
         missing = [name for name in names if not hasattr(self, name)]
         if missing:
             raise TypeError(
@@ -251,3 +250,10 @@ class MembershipAttack(Attack):
     def score(self, prepared: Any, records) -> np.ndarray:
         """One number per record of ``records`` (a ``MembershipRecords`` of ``alc_dask.families.membership.attacks``)."""
         raise NotImplementedError
+
+
+@functools.cache
+def _parameter_names(attack_class: type) -> tuple[str, ...]:
+    """The constructor's named parameters; read once per class (every batch of targets asks for an attack's identity)."""
+    parameters = inspect.signature(attack_class.__init__).parameters.values()
+    return tuple(p.name for p in parameters if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))

@@ -20,7 +20,12 @@ class Disclosure:
             self.family = DisclosureFamily(keys=["age", "sex", "region"], target="occupation", bins={"age": AGE_BANDS})
         else:
             self.family = PrivacyModels(
-                declared_k=5, declared_l=2, declared_t=0.2, quasi_identifiers=["age", "sex", "region", "married"], sensitive="occupation", bins={"age": AGE_BANDS}
+                declared_k=5,
+                declared_l=2,
+                declared_t=0.2,
+                quasi_identifiers=["age", "sex", "region", "married"],
+                sensitive="occupation",
+                bins={"age": AGE_BANDS},
             )
         self.family.evaluate(self.release, seed=0)
 

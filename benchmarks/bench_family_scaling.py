@@ -23,7 +23,8 @@ from the last two (``t · 10^slope``, the log-log slope clipped to [0, 2]; from 
 series whose extrapolation passes the budget, or whose last time did, stops, and its larger sizes are
 written as ``extrapolated`` with that figure. Every time goes to --csv as it is measured (with the
 1-minute load average before the run); --figure draws them, log-log, measured solid and extrapolated
-dashed. ``--plot-only`` redraws the figure from the CSV.
+dashed. ``--plot-only`` redraws the figure from the CSV; ``--rerun`` adds the CSVs of later runs of
+some series (``--series``), whose sizes replace the first's in the figure.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_family_scaling.py --rows 1e4 1e5 1e6 1e7 --workers 2
 """
@@ -97,8 +98,8 @@ def load() -> float:
     return float(Path("/proc/loadavg").read_text().split()[0])
 
 
-def run_scenario(client, folder: Path, label: str) -> tuple[float, float]:
-    """One job of ``SCENARIOS[label]`` on the tables of ``folder``: its wall time and its evaluation's seconds."""
+def run_scenario(client, folder: Path, label: str) -> tuple[float, float, str]:
+    """One job of ``SCENARIOS[label]`` on the tables of ``folder``: its wall time, its evaluation's seconds and no note."""
     from alc_dask import run_job
     from alc_dask.jobs import validate_job
 
@@ -122,11 +123,12 @@ def run_scenario(client, folder: Path, label: str) -> tuple[float, float]:
     failed = scores[scores["status"] != "ok"]
     if len(failed):
         raise RuntimeError(f"{label} on {folder}: {failed[['status', 'error']].to_dict('records')}")
-    return seconds, float(scores["elapsed_seconds"].sum())
+    return seconds, float(scores["elapsed_seconds"].sum()), ""
 
 
-def run_check_once(folder: Path, workers: int) -> tuple[float, float]:
-    """``alc-dask check`` on the tables of ``folder``: its time end to end and the engine's seconds."""
+def run_check_once(folder: Path, workers: int) -> tuple[float, float, str]:
+    """``alc-dask check`` on the tables of ``folder``: its time end to end, the engine's seconds and
+    each family's seconds of worker time."""
     from alc_dask.apps.check import read_inputs, run_check
 
     started = time.perf_counter()
@@ -136,7 +138,8 @@ def run_check_once(folder: Path, workers: int) -> tuple[float, float]:
     failed = run.scores[run.scores["status"] != "ok"]
     if len(failed):
         raise RuntimeError(f"check on {folder}: {failed[['family', 'status', 'error']].to_dict('records')}")
-    return seconds, run.seconds
+    per_family = "; ".join(f"{family} {seconds:.0f} s" for family, seconds in sorted(run.seconds_per_family.items(), key=lambda pair: -pair[1]))
+    return seconds, run.seconds, f"worker time: {per_family}"
 
 
 def next_estimate(times: list[tuple[int, float]], rows: int) -> float:
@@ -203,24 +206,32 @@ def measure(args) -> None:
                     append(args.csv, record | {"status": "extrapolated", "seconds": round(estimate, 1), "note": f"not run: budget {args.budget:.0f} s"})
                     continue
                 try:
-                    seconds, evaluation = run_check_once(folder, args.workers) if label == "check" else run_scenario(client, folder, label)
+                    seconds, evaluation, note = run_check_once(folder, args.workers) if label == "check" else run_scenario(client, folder, label)
                 except Exception as error:  # a failed size ends its series; the others go on
                     series[label].budget = 0.0
                     append(args.csv, record | {"status": "failed", "seconds": "", "note": f"{type(error).__name__}: {error}"[:300]})
                     continue
                 series[label].times.append((rows, seconds))
-                append(args.csv, record | {"status": "measured", "seconds": round(seconds, 2), "evaluation_seconds": round(evaluation, 2)})
+                append(args.csv, record | {"status": "measured", "seconds": round(seconds, 2), "evaluation_seconds": round(evaluation, 2), "note": note})
 
 
-def plot(csv_path: Path, figure: Path) -> None:
+def read_times(paths: list[Path]) -> list[dict]:
+    """The rows of every CSV with a time, a later file's (series, rows) replacing an earlier one's."""
+    found = {}
+    for path in paths:
+        with path.open() as handle:
+            found |= {(row["series"], row["rows"]): row for row in csv.DictReader(handle) if row["seconds"]}
+    return list(found.values())
+
+
+def plot(paths: list[Path], figure: Path) -> None:
     """Log-log time against rows, one line per series: measured solid, extrapolated dashed with open markers."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with csv_path.open() as handle:
-        rows = [row for row in csv.DictReader(handle) if row["seconds"]]
+    rows = read_times(paths)
     fig, ax = plt.subplots(figsize=(8, 5.5))
     for i, label in enumerate(label for label in SERIES if any(r["series"] == label for r in rows)):
         color = f"C{i}"
@@ -250,12 +261,13 @@ def main() -> None:
     parser.add_argument("--csv", type=Path, default=Path("benchmarks/scaling/families.csv"))
     parser.add_argument("--figure", type=Path, default=Path("benchmarks/scaling/families.png"))
     parser.add_argument("--plot-only", action="store_true", help="only redraw --figure from --csv")
+    parser.add_argument("--rerun", type=Path, nargs="*", default=[], help="CSVs of later runs whose sizes replace --csv's in the figure")
     args = parser.parse_args()
     if not args.plot_only:
         print(f"load {os.getloadavg()[0]:.2f}", flush=True)
         measure(args)
         print(f"load {os.getloadavg()[0]:.2f}", flush=True)
-    plot(args.csv, args.figure)
+    plot([args.csv, *args.rerun], args.figure)
 
 
 if __name__ == "__main__":

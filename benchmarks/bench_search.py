@@ -87,8 +87,8 @@ def kernel_run(n_cat: int, n_cont: int, search: str, n_rows: int = 30_000, n_que
     else:
         run = lambda batch: k_nearest(batch, table, known, 1)  # noqa: E731
     run(queries.rows(slice(0, 2)))  # compile
-    seconds = min(_timed(lambda: run(queries)) for _ in range(5))
-    return {"seconds": seconds, "cells": n_queries * n_rows * len(known), "alc_dask": alc_dask.__file__}
+    wall, cpu = zip(*(_timed_both(lambda: run(queries)) for _ in range(5)), strict=True)
+    return {"seconds": min(wall), "cpu": min(cpu), "cells": n_queries * n_rows * len(known), "alc_dask": alc_dask.__file__}
 
 
 def kernel_rates(before: str, rounds: int) -> dict:
@@ -98,28 +98,34 @@ def kernel_rates(before: str, rounds: int) -> dict:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", before, "alc_dask"], check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
         trees = {"before": folder, "after": str(ROOT)}
-        seconds = {}
+        seconds = {}  # (case, version, clock): the best of the rounds
         for case in KERNEL_CASES:
             _, n_cat, n_cont, search = case
             for _ in range(rounds):
                 for version, tree in trees.items():
                     result = _run_self("--kernel-run", str(n_cat), str(n_cont), search, pythonpath=tree)
                     assert result["alc_dask"].startswith(tree), f"{version} imported {result['alc_dask']}"
-                    seconds[case, version] = min(seconds.get((case, version), np.inf), result["seconds"])
+                    for clock in ("seconds", "cpu"):
+                        seconds[case, version, clock] = min(seconds.get((case, version, clock), np.inf), result[clock])
     cells = {case: 500 * 30_000 * (case[1] + case[2]) for case in KERNEL_CASES}
-    return {(case, version): cells[case] / t for (case, version), t in seconds.items()}
+    return {(case, version, clock): cells[case] / t for (case, version, clock), t in seconds.items()}
 
 
 def throughput(before: str, rounds: int, gower_queries: int, anonymeter: bool):
     revision = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", before], check=True, capture_output=True, text=True).stdout.strip()
     rates = kernel_rates(before, rounds)
     print(f"\n### Kernel throughput before ({before} = {revision}) and after: 30000 anonymized rows, 500 queries, one core\n")
-    print("| table | known columns (categorical + continuous) | search | before cells/s | after cells/s | speed-up |")
-    print("|---|---|---|---|---|---|")
+    print("Cells per second of wall time, and per CPU second of the timing thread (what one core did, whatever else the machine ran).\n")
+    print(
+        "| table | known columns (categorical + continuous) | search | before cells/s | after cells/s | speed-up | before per CPU s | after per CPU s | speed-up |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for case in KERNEL_CASES:
         name, n_cat, n_cont, search = case
-        old, new = rates[case, "before"], rates[case, "after"]
-        print(f"| {name} | {n_cat} + {n_cont} | {search} | {old:.3g} | {new:.3g} | {new / old:.1f}x |")
+        (old, new), (old_cpu, new_cpu) = ((rates[case, "before", c], rates[case, "after", c]) for c in ("seconds", "cpu"))
+        print(
+            f"| {name} | {n_cat} + {n_cont} | {search} | {old:.3g} | {new:.3g} | {new / old:.1f}x | {old_cpu:.3g} | {new_cpu:.3g} | {new_cpu / old_cpu:.1f}x |"
+        )
 
     table = encoded_table(SEED, 30_000, 7, 7)
     queries = encoded_table(SEED + 1, 500, 7, 7, name="queries")
@@ -130,7 +136,7 @@ def throughput(before: str, rounds: int, gower_queries: int, anonymeter: bool):
     cat_features = [c in table.categorical for c in frame.columns]
     some = query_frame.head(gower_queries)
     seconds = _timed(lambda: [gower.gower_matrix(some.iloc[[i]], frame, cat_features=cat_features) for i in range(len(some))])
-    best, nearest = rates[KERNEL_CASES[0], "after"], rates[KERNEL_CASES[1], "after"]
+    best, nearest = rates[KERNEL_CASES[0], "after", "seconds"], rates[KERNEL_CASES[1], "after", "seconds"]
     rows = [("gower.gower_matrix", gower_queries, seconds, gower_queries * 30_000 * len(known) / seconds, best)]
     if anonymeter:
         result = run_anonymeter(query_frame, frame)
@@ -225,10 +231,10 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
     if workers == 0:
         blocks = [encoded_table(SEED + i, size, n_cat, n_cont) for i, size in enumerate(sizes)]
         with dask.config.set(scheduler="synchronous"):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), _cpu_seconds()
             best_matches(queries, [partitioned(blocks)], secret, known)
-            seconds = time.perf_counter() - start
-        return {"seconds": seconds, "peak_mib": _peak_mib()}
+            seconds, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
+        return {"seconds": seconds, "cpu": cpu, "peak_mib": _peak_mib()}
 
     from distributed import Client, LocalCluster, get_task_stream, wait
 
@@ -241,16 +247,18 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
         client.run(lambda: best_matches(queries.rows(slice(0, 2)), [template], secret, known))
         blocks = client.persist([dask.delayed(encoded_table)(SEED + i, size, n_cat, n_cont) for i, size in enumerate(sizes)])
         wait(blocks)
+        cpu = client.run(_cpu_seconds)
         with get_task_stream(client) as stream:
             start = time.perf_counter()
             best_matches(queries, [partitioned(blocks)], secret, known, client=client)
             seconds = time.perf_counter() - start
+        cpu = sum(client.run(_cpu_seconds).values()) - sum(cpu.values())
         worker_peaks = client.run(_peak_mib)
     busy = {}
     for task in stream.data:
         computing = sum(s["stop"] - s["start"] for s in task["startstops"] if s["action"] == "compute")
         busy[task["worker"]] = busy.get(task["worker"], 0.0) + computing
-    return {"seconds": seconds, "peak_mib": _peak_mib() + sum(worker_peaks.values()), "busy": sorted(busy.values())}
+    return {"seconds": seconds, "cpu": cpu, "peak_mib": _peak_mib() + sum(worker_peaks.values()), "busy": sorted(busy.values())}
 
 
 def scaling(row_counts, n_queries, n_cat, n_cont, rows_per_partition, worker_rows, worker_counts):
@@ -272,21 +280,23 @@ def scaling(row_counts, n_queries, n_cat, n_cont, rows_per_partition, worker_row
         )
     known = n_cat + n_cont
     print(f"\n### Scaling: {n_queries} queries x {known} known columns ({n_cat} categorical, {n_cont} continuous), partitions of {rows_per_partition} rows\n")
-    single = n_queries * row_counts[-1] * known / results[row_counts[-1], 0]["seconds"]
+    single = results[row_counts[-1], 0]
+    single_rate, single_cpu_rate = (n_queries * row_counts[-1] * known / single[key] for key in ("seconds", "cpu"))
     print(
-        "| anonymized rows | where | seconds | seconds per 1e6 rows | cells/s | cells/s per core | of the 1-thread rate | peak memory (MiB) | kernel seconds per worker |"
+        "| anonymized rows | where | seconds | seconds per 1e6 rows | cells/s | cells/s per core | of the 1-thread rate "
+        "| cells per CPU second | of the 1-thread rate | peak memory (MiB) | kernel seconds per worker |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for (n_rows, workers), r in results.items():
         where = "in process, 1 thread" if workers == 0 else f"LocalCluster, {workers} worker(s) x 1 thread"
         busy = " / ".join(f"{b:.1f}" for b in r.get("busy", [])) or "-"
-        rate = n_queries * n_rows * known / r["seconds"]
-        per_core = rate / max(workers, 1)
+        cells = n_queries * n_rows * known
+        per_core, per_cpu = cells / r["seconds"] / max(workers, 1), cells / r["cpu"]
         print(
-            f"| {n_rows:.0e} | {where} | {r['seconds']:.2f} | {r['seconds'] / n_rows * 1e6:.3f} | "
-            f"{rate:.3g} | {per_core:.3g} | {per_core / single:.0%} | {r['peak_mib']:.0f} | {busy} |"
+            f"| {n_rows:.0e} | {where} | {r['seconds']:.2f} | {r['seconds'] / n_rows * 1e6:.3f} | {cells / r['seconds']:.3g} | {per_core:.3g} | "
+            f"{per_core / single_rate:.0%} | {per_cpu:.3g} | {per_cpu / single_cpu_rate:.0%} | {r['peak_mib']:.0f} | {busy} |"
         )
-    print(f"\nThe 1-thread rate: in process on {row_counts[-1]:.0e} rows, {single:.3g} cells/s.")
+    print(f"\nThe 1-thread rate: in process on {row_counts[-1]:.0e} rows, {single_rate:.3g} cells/s, {single_cpu_rate:.3g} cells per CPU second.")
     if 1 in worker_counts and 2 in worker_counts:
         one, two = results[worker_rows, 1]["seconds"], results[worker_rows, 2]["seconds"]
         print(f"\nSpeed-up from 1 to 2 Dask workers on {worker_rows:.0e} rows: {one / two:.2f}x")
@@ -306,6 +316,19 @@ def _timed(work) -> float:
     return time.perf_counter() - start
 
 
+def _timed_both(work) -> tuple[float, float]:
+    """Wall seconds and this thread's CPU seconds of `work`."""
+    start, cpu = time.perf_counter(), time.thread_time()
+    work()
+    return time.perf_counter() - start, time.thread_time() - cpu
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds this process has used (every thread): a core's work, whatever else the machine runs."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -323,6 +346,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="fresh processes per kernel timing, before and after taking turns")
     parser.add_argument("--gower-queries", type=int, default=50, help="queries timed for the gower package")
     parser.add_argument("--no-anonymeter", action="store_true", help="skip the Anonymeter peer")
+    parser.add_argument("--no-throughput", action="store_true", help="skip the kernel and peers' throughput")
+    parser.add_argument("--no-scaling", action="store_true", help="skip the scaling runs")
     parser.add_argument("--prepare-rows", type=int, nargs="*", default=[1_000_000], help="rows per table when timing Release.load (none: skip)")
     parser.add_argument("--scaling-run", type=int, nargs=2, metavar=("ROWS", "WORKERS"), help=argparse.SUPPRESS)
     parser.add_argument("--prepare-run", metavar="FOLDER", help=argparse.SUPPRESS)
@@ -341,8 +366,10 @@ def main() -> None:
         return
     print(f"# Search benchmark ({os.cpu_count()} cores; command: python benchmarks/bench_search.py {' '.join(sys.argv[1:])})")
     print(f"\nLoad average before: {_load()}")
-    throughput(args.before, args.rounds, args.gower_queries, not args.no_anonymeter)
-    scaling(args.rows, args.queries, args.categorical, args.continuous, args.rows_per_partition, args.worker_rows, args.worker_counts)
+    if not args.no_throughput:
+        throughput(args.before, args.rounds, args.gower_queries, not args.no_anonymeter)
+    if not args.no_scaling:
+        scaling(args.rows, args.queries, args.categorical, args.continuous, args.rows_per_partition, args.worker_rows, args.worker_counts)
     if args.prepare_rows:
         prepare(args.prepare_rows, 10, 10)
     print(f"\nLoad average after: {_load()} (other processes on the machine slow every figure)")

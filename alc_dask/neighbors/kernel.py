@@ -2,54 +2,101 @@
 tile by tile, reduced per query to the minimum and the histogram of a secret's codes there
 (`best_match_histograms`, the best row match) or to the k nearest rows (`k_nearest_rows`).
 
-A row's distance to a query (`_tile_distances`, shared by both): per continuous column,
-`|(y * scale - low) / span - x|`, at most 1, where `(y * scale - low) / span` places the row's value
-y on the query's scale of that column and x is the query's own place there; per categorical column,
-0 if the codes are equal, else 1. The continuous distances are summed in column order, the
-mismatches added and the sum divided by the number of columns. A missing value is a category of its
-own: two missing values match (0), a missing and a present one do not (1; NaN compares false, so a
-missing row value gives 1). Scale is 1, or 0.5 where the column's range overflows a double (low and
-span are then of halved values). `alc_dask.neighbors.query` lays out the scales of each search.
+A row's distance to a query: per continuous column, `|(y * scale - low) / span - x|`, at most 1,
+where `(y * scale - low) / span` places the row's value y on the query's scale of that column and x
+is the query's own place there; per categorical column, 0 if the codes are equal, else 1. The
+continuous distances are summed in column order, the mismatches added and the sum divided by the
+number of columns. A missing value is a category of its own: two missing values match (0), a
+missing and a present one do not (1; NaN compares false, so a missing row value gives 1). Scale is
+1, or 0.5 where the column's range overflows a double (low and span are then of halved values).
+`alc_dask.neighbors.query` lays out the scales of each search.
 
 Rows tie when these floats are equal; nothing is rounded here. A row's distance does not depend on
 how the table is split into blocks, so neither do the minimum, the histogram nor the k nearest.
+
+Most rows are dropped before their distance is complete, an exact early exit. A row's distance is
+`fl(fl(S + M) / n)`: S the continuous distances summed in column order from 0, each term in
+[0, 1], M the mismatches (an integer), n the number of columns. Rounding is monotone, so a partial
+sum S' of S is at most S, `fl(S' + M) <= fl(S + M)`, and `t -> fl(t / n)` is monotone. A reducer
+that keeps only distances up to a bound b (the best row match: the minimum so far; the k nearest:
+the double before the k-th so far) can thus never keep a row once `fl(S' + M)` exceeds
+`largest_sum(b, n)`, the largest t with `fl(t / n) <= b`. Per tile and query (`survivors`):
+
+1. the mismatches are counted (narrow integers, vectorised) and the rows with at most the limit
+   listed from a 64-bit mask per `CHUNK` rows;
+2. the continuous columns are added in column order for the listed rows only, and after each column
+   the rows over the limit are dropped again;
+3. the kept rows' sums are completed as `S + M` and the reducer takes their distances as ever.
+
+When most rows survive (no bound yet, or no categorical column), steps 1 and 2 run over the whole
+tile without a list until a column drops at least half of it. The reducers and the steps share this
+module because Numba's cache of a function is renewed only when its own file changes.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
-_TILE = 2048
-"""Rows per tile: a tile of every searched column stays in the L2 cache while all queries pass over it."""
+FIRST_TILE, TILE = 128, 4096
+"""Rows per tile, from the first to the largest (each tile twice the last): the searched columns of
+a tile stay in the cache while every query passes over it, and a query's bound is tightened after
+each tile, so the first tiles are short while the bounds are loose."""
+
+CHUNK = 64
+"""Rows screened together: their mismatch counts fit one 64-bit mask of the rows kept."""
+
+_MOST_NARROW_COUNTS = np.iinfo(np.uint8).max
+"""Up to this many categorical columns, mismatches are counted in bytes (64 rows per vector)."""
 
 
 @numba.njit(nogil=True, cache=True)
 def best_match_histograms(query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, secret, n_secret_codes):
     """Per query, the minimum distance (inf for an empty block) and the histogram of `secret` there.
 
-    query_codes (q, c) int32: the queries' codes of the searched categorical columns; query_values,
+    query_codes (q, c) integer: the queries' codes of the searched categorical columns; query_values,
     query_low, query_span, query_scale (q, v) float64: per query and searched continuous column, its
     place x on its scale (NaN if missing) and the scale `(y * scale - low) / span` of the block's
-    values. At least one searched column. codes (C, n) int32 and values (V, n) float64: the block,
+    values. At least one searched column. codes (C, n) integer and values (V, n) float64: the block,
     column by column; cat_columns (c,) and cont_columns (v,) pick its searched columns. secret (n,)
     int32: the secret's code per row, below n_secret_codes.
     """
-    query, block = (query_codes, query_values, query_low, query_span, query_scale), (codes, values, cat_columns, cont_columns)
+    arguments = (query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, secret, n_secret_codes)
+    if fits_bytes(cat_columns.shape[0]):
+        return _best_match_histograms(*arguments, np.empty(TILE, np.uint8))
+    return _best_match_histograms(*arguments, np.empty(TILE, np.int32))
+
+
+@numba.njit(nogil=True, cache=True)
+def _best_match_histograms(
+    query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, secret, n_secret_codes, counts
+):
     n_queries, n_rows = query_codes.shape[0], secret.shape[0]
+    n_columns = cat_columns.shape[0] + cont_columns.shape[0]
+    query = (*narrowed(query_codes, codes), query_values, query_low, query_span, query_scale)
+    block = (codes, values, cat_columns, cont_columns)
     best = np.full(n_queries, np.inf)
+    limit = np.full(n_queries, np.inf)
     histogram = np.zeros((n_queries, n_secret_codes), dtype=np.int32)
-    scratch = _scratch()
-    for start in range(0, n_rows, _TILE):
-        width = min(_TILE, n_rows - start)
+    work = scratch(counts)
+    rows, sums = work[1], work[2]
+    start, size = 0, FIRST_TILE
+    while start < n_rows:
+        width = min(size, n_rows - start)
         for q in range(n_queries):
-            distances = _tile_distances(q, start, width, query, block, scratch)
-            for r in range(width):
-                if distances[r] <= best[q]:
-                    if distances[r] < best[q]:
-                        best[q] = distances[r]
+            kept = survivors(q, start, width, query, block, limit[q], work)
+            lowered = False
+            for i in range(kept):
+                distance = sums[i] / n_columns
+                if distance <= best[q]:
+                    if distance < best[q]:
+                        best[q], lowered = distance, True
                         histogram[q, :] = 0
-                    histogram[q, secret[start + r]] += 1
+                    histogram[q, secret[start + rows[i]]] += 1
+            if lowered:  # rows beyond the minimum are dropped
+                limit[q] = largest_sum(best[q], n_columns)
+        start, size = start + width, min(2 * size, TILE)
     return best, histogram
 
 
@@ -61,61 +108,37 @@ def k_nearest_rows(query_codes, query_values, query_low, query_span, query_scale
     position in the block; the block's rows come in increasing index, so among equal distances the
     lower index is kept first, as in the whole table.
     """
-    query, block = (query_codes, query_values, query_low, query_span, query_scale), (codes, values, cat_columns, cont_columns)
+    arguments = (query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, k, offset)
+    if fits_bytes(cat_columns.shape[0]):
+        return _k_nearest_rows(*arguments, np.empty(TILE, np.uint8))
+    return _k_nearest_rows(*arguments, np.empty(TILE, np.int32))
+
+
+@numba.njit(nogil=True, cache=True)
+def _k_nearest_rows(query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, k, offset, counts):
     n_queries, n_rows = query_codes.shape[0], codes.shape[1]
-    nearest = np.full((n_queries, k), np.inf)
-    rows = np.full((n_queries, k), -1, dtype=np.int64)
-    scratch = _scratch()
-    for start in range(0, n_rows, _TILE):
-        width = min(_TILE, n_rows - start)
-        for q in range(n_queries):
-            distances = _tile_distances(q, start, width, query, block, scratch)
-            for r in range(width):
-                if distances[r] < nearest[q, k - 1]:
-                    _insert(nearest[q], rows[q], distances[r], offset + start + r)
-    return nearest, rows
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _scratch():
-    """A tile's distances, and its categorical mismatches while they are counted."""
-    return np.empty(_TILE, dtype=np.float64), np.empty(_TILE, dtype=np.int32)
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _tile_distances(q, start, width, query, block, scratch):
-    """Query q's distances to the rows `start` to `start + width` of the block (the kernels'
-    arguments, grouped), in the first `width` entries of the returned scratch array."""
-    query_codes, query_values, query_low, query_span, query_scale = query
-    codes, values, cat_columns, cont_columns = block
-    distances, mismatches = scratch
-    distances[:width] = 0.0
-    mismatches[:width] = 0
-    for j in range(cont_columns.shape[0]):
-        column = values[cont_columns[j], start : start + width]
-        x = query_values[q, j]
-        if np.isnan(x):
-            for r in range(width):
-                distances[r] += column[r] == column[r]
-        elif query_scale[q, j] == 1.0:
-            low, span = query_low[q, j], query_span[q, j]
-            for r in range(width):
-                d = abs((column[r] - low) / span - x)
-                distances[r] += d if d < 1.0 else 1.0  # NaN (missing row value) gives 1.0
-        else:  # y - low would overflow: scale y first
-            low, span, scale = query_low[q, j], query_span[q, j], query_scale[q, j]
-            for r in range(width):
-                d = abs((column[r] * scale - low) / span - x)
-                distances[r] += d if d < 1.0 else 1.0
-    for j in range(cat_columns.shape[0]):
-        column = codes[cat_columns[j], start : start + width]
-        code = query_codes[q, j]
-        for r in range(width):
-            mismatches[r] += column[r] != code
     n_columns = cat_columns.shape[0] + cont_columns.shape[0]
-    for r in range(width):
-        distances[r] = (distances[r] + mismatches[r]) / n_columns
-    return distances
+    query = (*narrowed(query_codes, codes), query_values, query_low, query_span, query_scale)
+    block = (codes, values, cat_columns, cont_columns)
+    nearest = np.full((n_queries, k), np.inf)
+    found = np.full((n_queries, k), -1, dtype=np.int64)
+    limit = np.full(n_queries, np.inf)
+    work = scratch(counts)
+    rows, sums = work[1], work[2]
+    start, size = 0, FIRST_TILE
+    while start < n_rows:
+        width = min(size, n_rows - start)
+        for q in range(n_queries):
+            kept = survivors(q, start, width, query, block, limit[q], work)
+            last = nearest[q, k - 1]
+            for i in range(kept):
+                distance = sums[i] / n_columns
+                if distance < nearest[q, k - 1]:
+                    _insert(nearest[q], found[q], distance, offset + start + rows[i])
+            if nearest[q, k - 1] < last:  # a row must come below the k-th: at most the double before it
+                limit[q] = largest_sum(np.nextafter(nearest[q, k - 1], -np.inf), n_columns)
+        start, size = start + width, min(2 * size, TILE)
+    return nearest, found
 
 
 @numba.njit(nogil=True, cache=True)
@@ -129,3 +152,185 @@ def _insert(distances, rows, distance, row):
         position -= 1
     distances[position] = distance
     rows[position] = row
+
+
+@numba.njit(nogil=True, cache=True)
+def largest_sum(bound, n_columns):
+    """The largest double t with `fl(t / n_columns) <= bound` (bound finite)."""
+    t = bound * n_columns
+    while t / n_columns > bound:
+        t = np.nextafter(t, -np.inf)
+    while np.nextafter(t, np.inf) / n_columns <= bound:
+        t = np.nextafter(t, np.inf)
+    return t
+
+
+@numba.njit(nogil=True, cache=True)
+def narrowed(query_codes, codes):
+    """The query codes in the block's code type, whether that type holds each of them, and per
+    query how many it does not hold (those columns mismatch every row of the block)."""
+    narrow = np.zeros(query_codes.shape, codes.dtype)
+    held = np.zeros(query_codes.shape, np.bool_)
+    unheld = np.zeros(query_codes.shape[0], np.int64)
+    for q in range(query_codes.shape[0]):
+        for j in range(query_codes.shape[1]):
+            narrow[q, j] = query_codes[q, j]
+            held[q, j] = narrow[q, j] == query_codes[q, j]
+            unheld[q] += not held[q, j]
+    return narrow, held, unheld
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def fits_bytes(n_categorical):
+    """Whether mismatch counts of this many categorical columns fit in bytes (64 rows per vector)."""
+    return n_categorical <= _MOST_NARROW_COUNTS
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def scratch(counts):
+    """The tile's mismatch counts (given, bytes or int32), positions of its kept rows and their sums."""
+    return counts, np.empty(TILE, np.int64), np.empty(TILE, np.float64)
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def survivors(q, start, width, query, block, limit, work):
+    """How many rows of the tile `start` to `start + width` may have `fl(S + M) <= limit` for query
+    q; their positions in the tile (increasing) and `fl(S + M)` in `work[1]` and `work[2]`.
+
+    query: the narrowed codes, held flags and unheld counts (`narrowed`), values, low, span and scale of the
+    queries; block: codes, values, cat_columns and cont_columns of the block.
+    """
+    narrow, held, unheld, query_values, query_low, query_span, query_scale = query
+    codes, values, cat_columns, cont_columns = block
+    counts, rows, sums = work
+    n_cat, n_cont = cat_columns.shape[0], cont_columns.shape[0]
+    screen = limit - unheld[q]  # the unheld columns mismatch every row
+    if screen < 0:
+        return 0
+    if n_cat > 0 and screen < n_cat:
+        kept = _screened(q, start, width, narrow, held, codes, cat_columns, _as_count(counts, screen), work)
+        dense = False
+    else:
+        _count_all(q, start, width, narrow, held, codes, cat_columns, counts)
+        kept, dense = width, True
+    sums[:kept] = 0.0
+    for j in range(n_cont):
+        if kept == 0:
+            return 0
+        column = values[cont_columns[j], start : start + width]
+        x = query_values[q, j]
+        if np.isnan(x):
+            _add_presence(column, rows, kept, dense, sums)
+        else:
+            _add_scaled(column, rows, kept, dense, sums, x, query_low[q, j], query_span[q, j], query_scale[q, j])
+        if j < n_cont - 1:
+            if dense:
+                left = _left(counts, sums, width, unheld[q], limit)
+                if 2 * left <= width:
+                    kept = _compacted(counts, rows, sums, width, True, unheld[q], limit)
+                    dense = False
+            else:
+                kept = _compacted(counts, rows, sums, kept, False, unheld[q], limit)
+    if dense:
+        for r in range(width):
+            rows[r] = r
+    for i in range(kept):
+        sums[i] += counts[rows[i]] + unheld[q]
+    return kept
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _as_count(counts, screen):
+    """The largest count at most `screen` (0 <= screen < its type's maximum), in the counts' type."""
+    most = counts[:1].copy()
+    most[0] = int(screen)
+    return most[0]
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _screened(q, start, width, narrow, held, codes, cat_columns, most, work):
+    """Count the mismatches and list the rows with at most `most` of them, a 64-bit mask of the
+    kept rows per chunk."""
+    counts, rows, _ = work
+    _count_all(q, start, width, narrow, held, codes, cat_columns, counts)
+    kept = 0
+    for chunk in range(0, width, CHUNK):
+        if chunk + CHUNK <= width:
+            kept = _listed(counts[chunk : chunk + CHUNK], CHUNK, chunk, most, rows, kept)
+        else:
+            kept = _listed(counts[chunk:width], width - chunk, chunk, most, rows, kept)
+    return kept
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _listed(counted, size, chunk, most, rows, kept):
+    mask = np.uint64(0)
+    for b in range(size):
+        mask |= np.uint64(counted[b] <= most) << np.uint64(b)
+    while mask:
+        rows[kept] = chunk + trailing_zeros(mask)
+        kept += 1
+        mask &= mask - np.uint64(1)
+    return kept
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _count_all(q, start, width, narrow, held, codes, cat_columns, counts):
+    """The tile's mismatches of the columns whose query code the block's type holds."""
+    counted = counts[:width]
+    counted[:] = 0
+    for j in range(cat_columns.shape[0]):
+        if not held[q, j]:
+            continue
+        column = codes[cat_columns[j], start : start + width]
+        code = narrow[q, j]
+        for r in range(width):
+            counted[r] += column[r] != code
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _add_presence(column, rows, kept, dense, sums):
+    """A missing query value: 0 to a missing row value, 1 to a present one."""
+    if dense:
+        for r in range(kept):
+            y = column[r]
+            sums[r] += y == y
+    else:
+        for i in range(kept):
+            y = column[rows[i]]
+            sums[i] += y == y
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _add_scaled(column, rows, kept, dense, sums, x, low, span, scale):
+    """A present query value: the row's place on the query's scale against x, at most 1 (NaN, a
+    missing row value, gives 1). `y * 1.0` is y exactly, so scale 1 needs no branch of its own."""
+    if dense:
+        for r in range(kept):
+            d = abs((column[r] * scale - low) / span - x)
+            sums[r] += d if d < 1.0 else 1.0
+    else:
+        for i in range(kept):
+            d = abs((column[rows[i]] * scale - low) / span - x)
+            sums[i] += d if d < 1.0 else 1.0
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _left(counts, sums, width, unheld, limit):
+    """How many rows of a whole tile are still within the limit."""
+    left = 0
+    for r in range(width):
+        left += sums[r] + (counts[r] + unheld) <= limit
+    return left
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _compacted(counts, rows, sums, kept, dense, unheld, limit):
+    """Keep the rows still within the limit, in order; returns how many."""
+    left = 0
+    for i in range(kept):
+        r = i if dense else rows[i]
+        s = sums[i]
+        rows[left], sums[left] = r, s
+        left += s + (counts[r] + unheld) <= limit
+    return left

@@ -20,30 +20,44 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from alc_dask.families.relative_threat.numba_stream import DOUBLES, even_index, gamma_table, refill, standard_gamma, state_words
 
-@numba.njit(nogil=True, cache=True)
-def _draw_phi(counts, beta, offsets, phi):
-    """phi[s, a-block] ~ Dirichlet(beta + counts[s, a-block]) for every s and attribute (eq. 32)."""
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _draw_phi(counts, shapes, offsets, phi, words, doubles):
+    """phi[s, a-block] ~ Dirichlet(beta + counts[s, a-block]) for every s and attribute (eq. 32);
+    ``shapes`` row n: the gamma constants of beta + n."""
     n_sensitive = counts.shape[0]
+    index = even_index(words)
     for s in range(n_sensitive):
         for a in range(offsets.shape[0] - 1):
             total = 0.0
             for v in range(offsets[a], offsets[a + 1]):
-                draw = np.random.gamma(beta + counts[s, v], 1.0)
+                draw, index = standard_gamma(shapes, counts[s, v], words, doubles, index)
                 phi[s, v] = draw
                 total += draw
             for v in range(offsets[a], offsets[a + 1]):
                 phi[s, v] /= total
+    words[0] = index
 
 
 @numba.njit(nogil=True, cache=True)
-def _draw_theta(sensitive_counts, alpha, theta):
+def _draw_theta(shapes, theta, words, doubles):
+    """theta ~ Dirichlet(alpha + the sensitive counts); ``shapes`` row s: the gamma constants of s's."""
     total = 0.0
+    index = even_index(words)
     for s in range(theta.shape[0]):
-        theta[s] = np.random.gamma(alpha + sensitive_counts[s], 1.0)
+        theta[s], index = standard_gamma(shapes, s, words, doubles, index)
         total += theta[s]
+    words[0] = index
     for s in range(theta.shape[0]):
         theta[s] /= total
+
+
+@numba.njit(nogil=True, cache=True)
+def _count_shapes(beta, sensitive_counts):
+    """The gamma constants of beta + n for every count n a cell can reach (up to a sensitive value's rows)."""
+    return gamma_table(beta + np.arange(int(sensitive_counts.max()) + 1).astype(np.float64))
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -86,7 +100,7 @@ def _draw_hidden(phi, s, cell_values, start, end, rows, counts, cumulative, stat
                     high = middle
                 else:
                     low = middle + 1
-        counts[s, cell_values[start + low]] += 1.0
+        counts[s, cell_values[start + low]] += 1
 
 
 @numba.njit(nogil=True, cache=True)
@@ -131,28 +145,31 @@ def generalized_chain(
     its counts are the same at every sweep.
     """
     np.random.seed(seed)
+    words, doubles = state_words(), np.zeros(DOUBLES)
     n_sensitive, n_values = sensitive_counts.shape[0], offsets[-1]
     kept = max(0, (iterations - burn_in) // thin)
     thetas = np.empty((kept, n_sensitive))
     phis = np.empty((kept, n_sensitive, n_values))
-    fixed = np.zeros((n_sensitive, n_values))
+    fixed = np.zeros((n_sensitive, n_values), dtype=np.int64)
     sizes = combo_values_end - combo_values_start
     each = np.flatnonzero((sizes > 1) & ((combo_count <= FEW_ROWS) | (combo_count < sizes)))
     many = np.flatnonzero((sizes > 1) & (combo_count > FEW_ROWS) & (combo_count >= sizes))
     for c in np.flatnonzero(combo_values_end - combo_values_start == 1):
         fixed[combo_s[c], cell_values[combo_values_start[c]]] += combo_count[c]
-    counts = np.zeros((n_sensitive, n_values))
+    counts = np.zeros((n_sensitive, n_values), dtype=np.int64)
+    count_shapes, sensitive_shapes = _count_shapes(beta, sensitive_counts), gamma_table(alpha + sensitive_counts)
     phi = np.empty((n_sensitive, n_values))
     theta = np.empty(n_sensitive)
     cumulative = np.empty(n_values)
     state = np.array([seed], dtype=np.uint64)
-    _draw_phi(counts, beta, offsets, phi)  # a first π from the prior
+    _draw_phi(counts, count_shapes, offsets, phi, words, doubles)  # a first π from the prior
     stored = 0
     for iteration in range(iterations):
         _draw_table(phi, fixed, each, many, combo_s, combo_values_start, combo_values_end, combo_count, cell_values, counts, cumulative, state)
-        _draw_phi(counts, beta, offsets, phi)
+        refill(words, doubles)  # the multinomials drew from Numba's generator
+        _draw_phi(counts, count_shapes, offsets, phi, words, doubles)
         if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:
-            _draw_theta(sensitive_counts, alpha, theta)
+            _draw_theta(sensitive_shapes, theta, words, doubles)
             thetas[stored] = theta
             phis[stored] = phi
             stored += 1
@@ -189,10 +206,10 @@ def _swap_sweep(phi, offsets, group_offsets, sensitive, qi, assign, counts, swap
                 assign[p], assign[q] = y, x
                 for a in range(n_attributes):
                     vx, vy = offsets[a] + qi[x, a], offsets[a] + qi[y, a]
-                    counts[sp, vx] -= 1.0
-                    counts[sp, vy] += 1.0
-                    counts[sq, vy] -= 1.0
-                    counts[sq, vx] += 1.0
+                    counts[sp, vx] -= 1
+                    counts[sp, vy] += 1
+                    counts[sq, vy] -= 1
+                    counts[sq, vx] += 1
     return proposed, accepted
 
 
@@ -211,6 +228,7 @@ def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensiti
     per row j and slot q of its group how many sweeps after burn-in gave row j the group's q-th tuple
     (flat, row j's slots at ``slot_offsets[j]``)."""
     np.random.seed(seed)
+    words, doubles = state_words(), np.zeros(DOUBLES)
     n_sensitive, n_values = sensitive_counts.shape[0], offsets[-1]
     n_rows, n_attributes = qi.shape
     kept = max(0, (iterations - burn_in) // thin)
@@ -218,22 +236,23 @@ def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensiti
     phis = np.empty((kept, n_sensitive, n_values))
     slot_counts = np.zeros(slot_offsets[-1], dtype=np.int64)
     assign = np.arange(n_rows)  # row j holds tuple qi[assign[j]], always of its own group
-    counts = np.zeros((n_sensitive, n_values))
+    counts = np.zeros((n_sensitive, n_values), dtype=np.int64)
     for j in range(n_rows):
         for a in range(n_attributes):
-            counts[sensitive[j], offsets[a] + qi[j, a]] += 1.0
+            counts[sensitive[j], offsets[a] + qi[j, a]] += 1
+    count_shapes, sensitive_shapes = _count_shapes(beta, sensitive_counts), gamma_table(alpha + sensitive_counts)
     phi = np.empty((n_sensitive, n_values))
     theta = np.empty(n_sensitive)
     proposed = accepted = 0
     stored = 0
     state = np.array([seed], dtype=np.uint64)
     for iteration in range(iterations):
-        _draw_phi(counts, beta, offsets, phi)
+        _draw_phi(counts, count_shapes, offsets, phi, words, doubles)
         proposed, accepted = _swap_sweep(phi, offsets, group_offsets, sensitive, qi, assign, counts, swaps, state, proposed, accepted)
         if iteration >= burn_in:
             _count_slots(group_offsets, assign, slot_offsets, slot_counts)
             if (iteration - burn_in) % thin == thin - 1 and stored < kept:
-                _draw_theta(sensitive_counts, alpha, theta)
+                _draw_theta(sensitive_shapes, theta, words, doubles)
                 thetas[stored] = theta
                 phis[stored] = phi
                 stored += 1

@@ -20,42 +20,57 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from alc_dask.families.relative_threat.numba_stream import DOUBLES, even_index, gamma_table, refill, standard_gamma, state_words
 
-@numba.njit(nogil=True, cache=True)
-def _draw_phi(counts, beta, offsets, phi):
-    """phi[s, a-block] ~ Dirichlet(beta + counts[s, a-block]) for every s and attribute (eq. 32)."""
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _draw_phi(counts, shapes, offsets, phi, words, doubles):
+    """phi[s, a-block] ~ Dirichlet(beta + counts[s, a-block]) for every s and attribute (eq. 32);
+    ``shapes`` row n: the gamma constants of beta + n."""
     n_sensitive = counts.shape[0]
+    index = even_index(words)
     for s in range(n_sensitive):
         for a in range(offsets.shape[0] - 1):
             total = 0.0
             for v in range(offsets[a], offsets[a + 1]):
-                draw = np.random.gamma(beta + counts[s, v], 1.0)
+                draw, index = standard_gamma(shapes, counts[s, v], words, doubles, index)
                 phi[s, v] = draw
                 total += draw
             for v in range(offsets[a], offsets[a + 1]):
                 phi[s, v] /= total
+    words[0] = index
 
 
 @numba.njit(nogil=True, cache=True)
-def _draw_theta(sensitive_counts, alpha, theta):
+def _draw_theta(shapes, theta, words, doubles):
+    """theta ~ Dirichlet(alpha + the sensitive counts); ``shapes`` row s: the gamma constants of s's."""
     total = 0.0
+    index = even_index(words)
     for s in range(theta.shape[0]):
-        theta[s] = np.random.gamma(alpha + sensitive_counts[s], 1.0)
+        theta[s], index = standard_gamma(shapes, s, words, doubles, index)
         total += theta[s]
+    words[0] = index
     for s in range(theta.shape[0]):
         theta[s] /= total
 
 
+@numba.njit(nogil=True, cache=True)
+def _count_shapes(beta, sensitive_counts):
+    """The gamma constants of beta + n for every count n a cell can reach (up to a sensitive value's rows)."""
+    return gamma_table(beta + np.arange(int(sensitive_counts.max()) + 1).astype(np.float64))
+
+
 @numba.njit(nogil=True, cache=True, inline="always")
-def _uniform(state):
-    """A uniform in [0, 1) from SplitMix64 (``state``: one uint64, advanced): the hidden values take
-    over a hundred million draws per chain, and this is several times quicker than NumPy's."""
-    state[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = state[0]
+def _uniform(key):
+    """A uniform in [0, 1) from SplitMix64, and the advanced key (a uint64 the caller keeps in a
+    register): the hidden values take over a hundred million draws per chain, and this is several
+    times quicker than NumPy's."""
+    key += np.uint64(0x9E3779B97F4A7C15)
+    z = key
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    return (z >> np.uint64(11)) * (1.0 / 9007199254740992.0), key
 
 
 FEW_ROWS = 32
@@ -64,29 +79,33 @@ LINEAR_SCAN = 32
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _draw_hidden(phi, s, cell_values, start, end, rows, counts, cumulative, state):
-    """Add to ``counts[s]`` the values of ``rows`` hidden rows drawn one by one among
-    ``cell_values[start:end]`` with probability ∝ phi[s]."""
-    size = end - start
-    total = 0.0
-    for i in range(size):
-        total += phi[s, cell_values[start + i]]
-        cumulative[i] = total
-    for _ in range(rows):
-        u = _uniform(state) * total
-        if size <= LINEAR_SCAN:  # counted without branches: a random u mispredicts every bisection step
-            low = 0
-            for i in range(size - 1):
-                low += cumulative[i] <= u
-        else:
-            low, high = 0, size - 1
-            while low < high:
-                middle = (low + high) // 2
-                if cumulative[middle] > u:
-                    high = middle
-                else:
-                    low = middle + 1
-        counts[s, cell_values[start + low]] += 1.0
+def _draw_each(phi, bounds, values, rows, counts, cumulative, key):
+    """Add to ``counts`` (flat, as ``phi``) the hidden values of the combos drawn row by row: combo c
+    draws ``rows[c]`` values among the flat indices ``values[bounds[c]:bounds[c + 1]]`` with
+    probability ∝ phi. Returns the advanced key."""
+    for c in range(rows.shape[0]):
+        start, size = bounds[c], bounds[c + 1] - bounds[c]
+        total = 0.0
+        for i in range(size):
+            total += phi[values[start + i]]
+            cumulative[i] = total
+        for _ in range(rows[c]):
+            u, key = _uniform(key)
+            u *= total
+            if size <= LINEAR_SCAN:  # counted without branches: a random u mispredicts every bisection step
+                low = 0
+                for i in range(size - 1):
+                    low += cumulative[i] <= u
+            else:
+                low, high = 0, size - 1
+                while low < high:
+                    middle = (low + high) // 2
+                    if cumulative[middle] > u:
+                        high = middle
+                    else:
+                        low = middle + 1
+            counts[values[start + low]] += 1
+    return key
 
 
 @numba.njit(nogil=True, cache=True)
@@ -108,15 +127,17 @@ def _draw_multinomial(phi, s, cell_values, start, end, rows, counts):
 
 
 @numba.njit(nogil=True, cache=True)
-def _draw_table(phi, fixed, each, many, combo_s, combo_values_start, combo_values_end, combo_count, cell_values, counts, cumulative, state):
-    """The hidden table's counts given π: the fixed cells', then the combos drawn row by row
-    (``each``), then those drawn as multinomials (``many``). The row-by-row loop calls nothing that
-    uses NumPy's generator: that alone made it five times slower (LLVM optimises it no more)."""
-    counts[:] = fixed
-    for c in each:
-        _draw_hidden(phi, combo_s[c], cell_values, combo_values_start[c], combo_values_end[c], combo_count[c], counts, cumulative, state)
-    for c in many:
-        _draw_multinomial(phi, combo_s[c], cell_values, combo_values_start[c], combo_values_end[c], combo_count[c], counts)
+def _flat_combos(chosen, combo_s, combo_values_start, combo_values_end, combo_count, cell_values, n_values):
+    """The ``chosen`` combos laid out for ``_draw_each``: bounds, flat indices s * V + value, rows."""
+    sizes = combo_values_end[chosen] - combo_values_start[chosen]
+    bounds = np.zeros(chosen.shape[0] + 1, dtype=np.int64)
+    bounds[1:] = np.cumsum(sizes)
+    values = np.empty(bounds[-1], dtype=np.int64)
+    for k in range(chosen.shape[0]):
+        c = chosen[k]
+        for i in range(sizes[k]):
+            values[bounds[k] + i] = combo_s[c] * n_values + cell_values[combo_values_start[c] + i]
+    return bounds, values, combo_count[chosen].copy()
 
 
 @numba.njit(nogil=True, cache=True)
@@ -128,81 +149,105 @@ def generalized_chain(
     A combo is rows sharing a sensitive value ``combo_s`` and one attribute's cell: they hold
     ``combo_count`` hidden values, drawn among ``cell_values[combo_values_start:combo_values_end]``
     (flat value indices) with probability proportional to phi. A cell of one value draws nothing:
-    its counts are the same at every sweep.
+    its counts are the same at every sweep. A sweep draws the hidden table's counts given π (the
+    fixed cells', then the combos drawn row by row, then those drawn as multinomials: the row-by-row
+    loop calls nothing that uses NumPy's generator, which alone made it five times slower), then π.
     """
     np.random.seed(seed)
+    words, doubles = state_words(), np.zeros(DOUBLES)
     n_sensitive, n_values = sensitive_counts.shape[0], offsets[-1]
     kept = max(0, (iterations - burn_in) // thin)
     thetas = np.empty((kept, n_sensitive))
     phis = np.empty((kept, n_sensitive, n_values))
-    fixed = np.zeros((n_sensitive, n_values))
+    fixed = np.zeros((n_sensitive, n_values), dtype=np.int64)
     sizes = combo_values_end - combo_values_start
     each = np.flatnonzero((sizes > 1) & ((combo_count <= FEW_ROWS) | (combo_count < sizes)))
     many = np.flatnonzero((sizes > 1) & (combo_count > FEW_ROWS) & (combo_count >= sizes))
     for c in np.flatnonzero(combo_values_end - combo_values_start == 1):
         fixed[combo_s[c], cell_values[combo_values_start[c]]] += combo_count[c]
-    counts = np.zeros((n_sensitive, n_values))
+    each_bounds, each_values, each_rows = _flat_combos(each, combo_s, combo_values_start, combo_values_end, combo_count, cell_values, n_values)
+    counts = np.zeros((n_sensitive, n_values), dtype=np.int64)
+    count_shapes, sensitive_shapes = _count_shapes(beta, sensitive_counts), gamma_table(alpha + sensitive_counts)
     phi = np.empty((n_sensitive, n_values))
+    flat_phi, flat_counts = phi.reshape(n_sensitive * n_values), counts.reshape(n_sensitive * n_values)
     theta = np.empty(n_sensitive)
     cumulative = np.empty(n_values)
-    state = np.array([seed], dtype=np.uint64)
-    _draw_phi(counts, beta, offsets, phi)  # a first π from the prior
+    key = np.uint64(seed)
+    _draw_phi(counts, count_shapes, offsets, phi, words, doubles)  # a first π from the prior
     stored = 0
     for iteration in range(iterations):
-        _draw_table(phi, fixed, each, many, combo_s, combo_values_start, combo_values_end, combo_count, cell_values, counts, cumulative, state)
-        _draw_phi(counts, beta, offsets, phi)
+        counts[:] = fixed
+        key = _draw_each(flat_phi, each_bounds, each_values, each_rows, flat_counts, cumulative, key)
+        for c in many:
+            _draw_multinomial(phi, combo_s[c], cell_values, combo_values_start[c], combo_values_end[c], combo_count[c], counts)
+        refill(words, doubles)  # the multinomials drew from Numba's generator
+        _draw_phi(counts, count_shapes, offsets, phi, words, doubles)
         if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:
-            _draw_theta(sensitive_counts, alpha, theta)
+            _draw_theta(sensitive_shapes, theta, words, doubles)
             thetas[stored] = theta
             phis[stored] = phi
             stored += 1
     return thetas, phis
 
 
-@numba.njit(nogil=True, cache=True)
-def _swap_sweep(phi, offsets, group_offsets, sensitive, qi, assign, counts, swaps, state, proposed, accepted):
-    """One Metropolis swap proposal per group (``swaps`` of them): two rows exchange their tuples with
-    probability min(1, likelihood ratio) (eq. 37). Returns the running proposal and acceptance counts."""
-    n_attributes = qi.shape[1]
-    for g in range(group_offsets.shape[0] - 1):
-        start, size = group_offsets[g], group_offsets[g + 1] - group_offsets[g]
-        if size < 2:
-            continue
+@numba.njit(nogil=True, cache=True, inline="always")
+def _swap_sweep(phi, tuples, group_starts, group_sizes, sensitive, assign, counts, swaps, key, proposed, accepted, held, now):
+    """One Metropolis swap proposal per group of two rows or more (``swaps`` of them): two rows
+    exchange their tuples (``tuples``: flat value indices) with probability min(1, likelihood ratio)
+    (eq. 37) during sweep ``now``; ``held``: see ``_close_span``. Returns the advanced key and
+    the running proposal and acceptance counts."""
+    n_attributes = tuples.shape[1]
+    for g in range(group_starts.shape[0]):
+        start, size = group_starts[g], group_sizes[g]
         for _ in range(swaps):
-            p = start + int(_uniform(state) * size)
-            q = start + int(_uniform(state) * (size - 1))
+            u, key = _uniform(key)
+            p = start + int(u * size)
+            u, key = _uniform(key)
+            q = start + int(u * (size - 1))
             if q >= p:
                 q += 1
             sp, sq = sensitive[p], sensitive[q]
             proposed += 1
             if sp == sq:
                 accepted += 1  # the same likelihood: always accepted, nothing changes in the counts
+                _close_span(held, p, start, assign, now)
+                _close_span(held, q, start, assign, now)
                 assign[p], assign[q] = assign[q], assign[p]
                 continue
             x, y = assign[p], assign[q]
             ratio = 1.0
             for a in range(n_attributes):
-                vx, vy = offsets[a] + qi[x, a], offsets[a] + qi[y, a]
+                vx, vy = tuples[x, a], tuples[y, a]
                 ratio *= (phi[sp, vy] * phi[sq, vx]) / (phi[sp, vx] * phi[sq, vy])
-            if ratio >= 1.0 or _uniform(state) < ratio:
-                accepted += 1
-                assign[p], assign[q] = y, x
-                for a in range(n_attributes):
-                    vx, vy = offsets[a] + qi[x, a], offsets[a] + qi[y, a]
-                    counts[sp, vx] -= 1.0
-                    counts[sp, vy] += 1.0
-                    counts[sq, vy] -= 1.0
-                    counts[sq, vx] += 1.0
-    return proposed, accepted
+            if not ratio >= 1.0:  # not "ratio < 1": a NaN ratio draws a uniform and is refused, as before
+                u, key = _uniform(key)
+                if not u < ratio:
+                    continue
+            accepted += 1
+            _close_span(held, p, start, assign, now)
+            _close_span(held, q, start, assign, now)
+            assign[p], assign[q] = y, x
+            for a in range(n_attributes):
+                vx, vy = tuples[x, a], tuples[y, a]
+                counts[sp, vx] -= 1
+                counts[sp, vy] += 1
+                counts[sq, vy] -= 1
+                counts[sq, vx] += 1
+    return key, proposed, accepted
 
 
-@numba.njit(nogil=True, cache=True)
-def _count_slots(group_offsets, assign, slot_offsets, slot_counts):
-    """Count, for every row, the slot of its group whose tuple it holds now."""
-    for g in range(group_offsets.shape[0] - 1):
-        start, end = group_offsets[g], group_offsets[g + 1]
-        for j in range(start, end):
-            slot_counts[slot_offsets[j] + assign[j] - start] += 1
+@numba.njit(nogil=True, cache=True, inline="always")
+def _close_span(held, j, group_start, assign, now):
+    """Row j's tuple is about to change during sweep ``now``: count the sweeps it held it.
+
+    ``held`` = (slot counts, slot offsets, since): how many counted sweeps each row held each tuple
+    of its group (flat, row j's slots at ``slot_offsets[j]``), kept by spans: a row's count grows when
+    its tuple changes and at the end, not at every sweep. ``since[j]``: the first counted sweep (from
+    burn-in on) of row j's tuple; the tuple a row holds after sweep t is counted for t."""
+    slot_counts, slot_offsets, since = held
+    if now > since[j]:
+        slot_counts[slot_offsets[j] + assign[j] - group_start] += now - since[j]
+        since[j] = now
 
 
 @numba.njit(nogil=True, cache=True)
@@ -211,33 +256,44 @@ def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensiti
     per row j and slot q of its group how many sweeps after burn-in gave row j the group's q-th tuple
     (flat, row j's slots at ``slot_offsets[j]``)."""
     np.random.seed(seed)
+    words, doubles = state_words(), np.zeros(DOUBLES)
     n_sensitive, n_values = sensitive_counts.shape[0], offsets[-1]
     n_rows, n_attributes = qi.shape
     kept = max(0, (iterations - burn_in) // thin)
     thetas = np.empty((kept, n_sensitive))
     phis = np.empty((kept, n_sensitive, n_values))
-    slot_counts = np.zeros(slot_offsets[-1], dtype=np.int64)
     assign = np.arange(n_rows)  # row j holds tuple qi[assign[j]], always of its own group
-    counts = np.zeros((n_sensitive, n_values))
+    held = (np.zeros(slot_offsets[-1], dtype=np.int64), slot_offsets, np.full(n_rows, burn_in, dtype=np.int64))
+    tuples = np.empty((n_rows, n_attributes), dtype=np.int64)
+    counts = np.zeros((n_sensitive, n_values), dtype=np.int64)
     for j in range(n_rows):
         for a in range(n_attributes):
-            counts[sensitive[j], offsets[a] + qi[j, a]] += 1.0
+            tuples[j, a] = offsets[a] + qi[j, a]
+            counts[sensitive[j], tuples[j, a]] += 1
+    sizes = group_offsets[1:] - group_offsets[:-1]
+    swapped = np.flatnonzero(sizes >= 2)  # a group of one row proposes nothing
+    group_starts, group_sizes = group_offsets[swapped], sizes[swapped]
+    row_sensitive = sensitive.copy()
+    count_shapes, sensitive_shapes = _count_shapes(beta, sensitive_counts), gamma_table(alpha + sensitive_counts)
     phi = np.empty((n_sensitive, n_values))
     theta = np.empty(n_sensitive)
     proposed = accepted = 0
     stored = 0
-    state = np.array([seed], dtype=np.uint64)
+    key = np.uint64(seed)
     for iteration in range(iterations):
-        _draw_phi(counts, beta, offsets, phi)
-        proposed, accepted = _swap_sweep(phi, offsets, group_offsets, sensitive, qi, assign, counts, swaps, state, proposed, accepted)
-        if iteration >= burn_in:
-            _count_slots(group_offsets, assign, slot_offsets, slot_counts)
-            if (iteration - burn_in) % thin == thin - 1 and stored < kept:
-                _draw_theta(sensitive_counts, alpha, theta)
-                thetas[stored] = theta
-                phis[stored] = phi
-                stored += 1
-    return thetas, phis, accepted / max(proposed, 1), slot_counts
+        _draw_phi(counts, count_shapes, offsets, phi, words, doubles)
+        key, proposed, accepted = _swap_sweep(
+            phi, tuples, group_starts, group_sizes, row_sensitive, assign, counts, swaps, key, proposed, accepted, held, iteration
+        )
+        if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:
+            _draw_theta(sensitive_shapes, theta, words, doubles)
+            thetas[stored] = theta
+            phis[stored] = phi
+            stored += 1
+    for g in range(group_offsets.shape[0] - 1):
+        for j in range(group_offsets[g], group_offsets[g + 1]):
+            _close_span(held, j, group_offsets[g], assign, iterations)
+    return thetas, phis, accepted / max(proposed, 1), held[0]
 
 
 @numba.njit(nogil=True, cache=True)

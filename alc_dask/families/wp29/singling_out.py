@@ -26,6 +26,7 @@ from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import whole
 from alc_dask.families.base import CheckExamples, Evaluation, HeadlineInterval, column
 from alc_dask.families.wp29.common import WP29_FIELDS, ChosenColumns, Wp29Family, Wp29Params, attacked_tables, check_columns, hits_table, wp29_measures
+from alc_dask.families.wp29.draws import random_conditions
 from alc_dask.families.wp29.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches, isolated_records
 from alc_dask.measure import AttackCounts, singling_out_probability
 from alc_dask.measure.isolation import isolating_range
@@ -158,19 +159,29 @@ class SinglingOut(Wp29Family):
 
 
 def univariate_predicates(synthetic: RowMatrix, wanted: int, rng: np.random.Generator) -> Predicates:
-    """Up to ``wanted`` distinct one-column predicates, each isolating one anonymized row."""
-    candidates = []
-    for j, values in enumerate(synthetic.rows.T):
-        missing = np.isnan(values)
-        if missing.sum() == 1:
-            candidates.append([(j, IS_NULL, 0.0)])
-        present = values[~missing]
+    """Up to ``wanted`` distinct one-column predicates, each isolating one anonymized row: per column,
+    ``is null`` when one row misses it, ``<= min`` and ``>= max`` when it is ordered, ``== value`` for
+    each value one row holds; tried in a random order."""
+    columns, ops, values = [], [], []
+    for j in range(synthetic.rows.shape[1]):
+        present = synthetic.sorted_values[j, : synthetic.present[j]]  # increasing
+        found = []
+        if len(synthetic.rows) - len(present) == 1:
+            found.append(([IS_NULL], [0.0]))
         if present.size and synthetic.ordered[j]:
-            candidates += [[(j, LE, present.min())], [(j, GE, present.max())]]
-        distinct, counts = np.unique(present, return_counts=True)
-        candidates += [[(j, EQ, value)] for value in distinct[counts == 1]]
-    order = rng.permutation(len(candidates))
-    return _isolating(Predicates.stack([candidates[i] for i in order]), synthetic, wanted, set())
+            found.append(([LE, GE], [present[0], present[-1]]))
+        starts = np.flatnonzero(np.diff(present, prepend=np.nan) != 0)  # first of each run of equal values
+        lengths = np.diff(starts, append=present.size)
+        once = present[starts[lengths == 1]]
+        found.append((np.full(once.size, EQ), once))
+        for op, value in found:
+            columns.append(np.full(len(op), j))
+            ops.append(np.asarray(op))
+            values.append(np.asarray(value, dtype=np.float64))
+    candidates = Predicates(
+        *(np.concatenate(parts).astype(dtype).reshape(-1, 1) for parts, dtype in ((columns, np.int64), (ops, np.int64), (values, np.float64)))
+    )
+    return _isolating(candidates.select(rng.permutation(len(candidates))), synthetic, wanted, set())
 
 
 def multivariate_predicates(synthetic: RowMatrix, wanted: int, n_cols: int, max_attempts: int, rng: np.random.Generator) -> tuple[Predicates, int]:
@@ -192,20 +203,22 @@ def multivariate_predicates(synthetic: RowMatrix, wanted: int, n_cols: int, max_
 
 
 def random_predicates(synthetic: RowMatrix, count: int, n_cols: int, rng: np.random.Generator) -> Predicates:
-    """The baseline: columns, values (from the anonymized table's distinct values) and operators at random."""
+    """The baseline: columns, values (from the anonymized table's distinct values) and operators at
+    random: per predicate ``n_cols`` distinct columns, then per column (in order) a value and an
+    operator, each one ``rng.choice`` (drawn in bulk, ``alc_dask.families.wp29.draws``)."""
     distinct = [np.unique(c) for c in synthetic.rows.T]  # NaN, when present, is one of them
     n_cols = min(n_cols, synthetic.rows.shape[1])
-    conditions = []
-    for _ in range(count):
-        predicate = []
-        for j in sorted(rng.choice(synthetic.rows.shape[1], n_cols, replace=False)):
-            value = rng.choice(distinct[j])
-            op = rng.choice(ORDERED_OPS if synthetic.ordered[j] else EQUALITY_OPS)
-            if np.isnan(value):
-                op, value = (IS_NULL if op == EQ else NOT_NULL), 0.0
-            predicate.append((int(j), int(op), float(value)))
-        conditions.append(predicate)
-    return Predicates.stack(conditions)
+    if count == 0:
+        return Predicates.stack([])
+    ops_of = np.array([ORDERED_OPS if ordered else EQUALITY_OPS + (EQ,) * (len(ORDERED_OPS) - len(EQUALITY_OPS)) for ordered in synthetic.ordered])
+    n_ops = np.where(synthetic.ordered, len(ORDERED_OPS), len(EQUALITY_OPS))
+    n_values = np.array([len(d) for d in distinct])
+    columns, value_index, op_index = random_conditions(rng, synthetic.rows.shape[1], n_cols, count, n_values, n_ops)
+    values = np.concatenate(distinct)[np.concatenate([[0], np.cumsum(n_values)[:-1]])[columns] + value_index]
+    ops = ops_of[columns, op_index]
+    missing = np.isnan(values)
+    ops = np.where(missing, np.where(ops == EQ, IS_NULL, NOT_NULL), ops)
+    return Predicates(columns, ops.astype(np.int64), np.where(missing, 0.0, values))
 
 
 def scale_to_size(predicates: Predicates, control: RowMatrix, size: int, rng: np.random.Generator) -> float:

@@ -186,7 +186,7 @@ def univariate_predicates(synthetic: RowMatrix, wanted: int, rng: np.random.Gene
 
 def multivariate_predicates(synthetic: RowMatrix, wanted: int, n_cols: int, max_attempts: int, rng: np.random.Generator) -> tuple[Predicates, int]:
     """Up to ``wanted`` distinct ``n_cols``-column predicates from random anonymized rows, and the attempts made."""
-    medians = np.array([np.nanmedian(c) if synthetic.ordered[j] and (~np.isnan(c)).any() else np.nan for j, c in enumerate(synthetic.rows.T)])
+    medians = np.array([_median(synthetic.sorted_values[j, : synthetic.present[j]]) if synthetic.ordered[j] else np.nan for j in range(len(synthetic.columns))])
     found, seen, attempts = [], set(), 0
     while sum(map(len, found)) < wanted and attempts < max_attempts:
         size = min(BATCH, max_attempts - attempts)
@@ -206,7 +206,7 @@ def random_predicates(synthetic: RowMatrix, count: int, n_cols: int, rng: np.ran
     """The baseline: columns, values (from the anonymized table's distinct values) and operators at
     random: per predicate ``n_cols`` distinct columns, then per column (in order) a value and an
     operator, each one ``rng.choice`` (drawn in bulk, ``alc_dask.families.wp29.draws``)."""
-    distinct = [np.unique(c) for c in synthetic.rows.T]  # NaN, when present, is one of them
+    distinct = [_distinct(synthetic, j) for j in range(len(synthetic.columns))]  # NaN, when present, is one of them
     n_cols = min(n_cols, synthetic.rows.shape[1])
     if count == 0:
         return Predicates.stack([])
@@ -235,6 +235,21 @@ def scale_to_size(predicates: Predicates, control: RowMatrix, size: int, rng: np
     start = 1.0 / sizes.max()
     (w_max, norm), _ = curve_fit(model, sizes, counts, p0=(start, 1.0 / singling_out_probability(sizes.max(), start)), bounds=(0, (1, np.inf)))
     return float(model(size, w_max, norm) / model(len(control.rows), w_max, norm))
+
+
+def _median(increasing: np.ndarray) -> float:
+    """The median of values already sorted, as ``np.nanmedian`` computes it (NaN when there are none)."""
+    half = len(increasing) // 2
+    if not len(increasing):
+        return np.nan
+    return float(increasing[half]) if len(increasing) % 2 else float((increasing[half - 1] + increasing[half]) / 2)
+
+
+def _distinct(rows: RowMatrix, j: int) -> np.ndarray:
+    """Column j's distinct values, increasing, NaN last when a value is missing (``np.unique``'s answer)."""
+    present = rows.sorted_values[j, : rows.present[j]]
+    first = np.flatnonzero(np.diff(present, prepend=np.nan) != 0)
+    return np.append(present[first], np.nan) if rows.present[j] < len(rows.source) else present[first]
 
 
 def _number(value) -> float:

@@ -57,56 +57,6 @@ def meets(x, lo, hi, mode):
 
 
 @numba.njit(nogil=True, cache=True)
-def first_of_distinct_rows(by_column, raw):
-    """Where each distinct row of ``by_column`` (m, n) first appears, in order; ``raw`` is the same
-    memory as 64-bit patterns. Two missing values are equal, and so are 0.0 and -0.0: each value
-    is hashed and compared by one pattern. Rows are hashed into an open-addressing table and
-    compared only when their hashes meet: one pass over the values."""
-    m, n = by_column.shape
-    bits = np.empty((n, m), dtype=np.uint64)
-    for j in range(m):
-        for r in range(n):
-            x = by_column[j, r]
-            bits[r, j] = _NAN if np.isnan(x) else (np.uint64(0) if x == 0.0 else raw[j, r])
-    size = 1
-    while size < 2 * n:
-        size *= 2
-    slots = np.full(size, -1, dtype=np.int64)
-    hashes = np.empty(n, dtype=np.uint64)
-    first = np.empty(n, dtype=np.int64)
-    found = 0
-    for r in range(n):
-        h = np.uint64(0xCBF29CE484222325)
-        for j in range(m):
-            h = (h ^ bits[r, j]) * np.uint64(0x100000001B3)
-            h ^= h >> np.uint64(29)
-        hashes[r] = h
-        slot = np.int64(h & np.uint64(size - 1))
-        while True:
-            other = slots[slot]
-            if other < 0:
-                slots[slot] = r
-                first[found] = r
-                found += 1
-                break
-            if hashes[other] == h and _same_row(bits, r, other):
-                break
-            slot = (slot + 1) & (size - 1)
-    return first[:found]
-
-
-_NAN = np.uint64(0x7FF8000000000000)
-
-
-@numba.njit(nogil=True, inline="always")
-def _same_row(bits, a, b):
-    for j in range(bits.shape[1]):
-        if bits[a, j] != bits[b, j]:
-            return False
-    return True
-
-
-@numba.njit(nogil=True, cache=True)
 def counting_orders(by_column):
     """Per column of ``by_column`` (m, n): its rows by increasing value, missing (NaN) last, equal
     values by row (numpy's stable argsort), its values in that order and how many are present,

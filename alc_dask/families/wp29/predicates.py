@@ -179,7 +179,6 @@ def _increasing(by_column: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def _first_of_distinct_rows(by_column: np.ndarray) -> np.ndarray:
     """Where each distinct row of ``by_column`` (m, n) first appears, in order (two missing values are
     equal, and so are 0.0 and -0.0, as in pandas' ``drop_duplicates``)."""
-    from alc_dask.families.wp29.predicate_kernel import first_of_distinct_rows  # Numba: loaded when rows are read
+    from alc_dask.neighbors.distinct import distinct_rows  # Numba: loaded when rows are read
 
-    by_column = np.ascontiguousarray(by_column)
-    return first_of_distinct_rows(by_column, by_column.view(np.uint64))
+    return distinct_rows(by_column)[0]

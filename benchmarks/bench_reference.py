@@ -115,12 +115,12 @@ def _alc_at_full_recall(base, attack) -> float:
 def ours(attacks: list[dict], kinds: str, client) -> pd.DataFrame:
     """Per attack: ALC (ours), ALC at recall 1 (no recall), the prior baseline's ALC, and the ML run's figures."""
     from alc_dask import run_job
-    from alc_dask.jobs import JobSpec
+    from alc_dask.jobs import job_model
 
     frames = []
     for (dataset, release), group in pd.DataFrame(attacks).groupby(["dataset", "release"]):
         folder = Path(group["dataset_dir"].iloc[0])
-        spec = JobSpec.model_validate(
+        spec = job_model().model_validate(  # with the families' job settings (swap_fraction)
             {
                 "name": f"fidelity-{kinds}",
                 "release": {

@@ -58,6 +58,17 @@ class RowMatrix:
         """Per column, how many rows have a value."""
         return self._sorted[2]
 
+    @cached_property
+    def runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(m, n) each: where in ``sorted_values`` a run of equal present values starts, and where one ends."""
+        values = self.sorted_values
+        inside = np.arange(values.shape[1]) < self.present[:, None]
+        differs = values[:, 1:] != values[:, :-1]  # true next to a missing value (NaN)
+        starts, ends = inside.copy(), inside.copy()
+        starts[:, 1:] &= differs
+        ends[:, :-1] &= differs
+        return starts, ends
+
     @classmethod
     def of(cls, release: Release, table: EncodedTable, columns: tuple[str, ...], distinct: bool = True) -> RowMatrix:
         """``table``'s rows over ``columns``; with ``distinct``, each distinct row once (a duplicated

@@ -161,26 +161,19 @@ class SinglingOut(Wp29Family):
 def univariate_predicates(synthetic: RowMatrix, wanted: int, rng: np.random.Generator) -> Predicates:
     """Up to ``wanted`` distinct one-column predicates, each isolating one anonymized row: per column,
     ``is null`` when one row misses it, ``<= min`` and ``>= max`` when it is ordered, ``== value`` for
-    each value one row holds; tried in a random order."""
-    columns, ops, values = [], [], []
-    for j in range(synthetic.rows.shape[1]):
-        present = synthetic.sorted_values[j, : synthetic.present[j]]  # increasing
-        found = []
-        if len(synthetic.rows) - len(present) == 1:
-            found.append(([IS_NULL], [0.0]))
-        if present.size and synthetic.ordered[j]:
-            found.append(([LE, GE], [present[0], present[-1]]))
-        starts = np.flatnonzero(np.diff(present, prepend=np.nan) != 0)  # first of each run of equal values
-        lengths = np.diff(starts, append=present.size)
-        once = present[starts[lengths == 1]]
-        found.append((np.full(once.size, EQ), once))
-        for op, value in found:
-            columns.append(np.full(len(op), j))
-            ops.append(np.asarray(op))
-            values.append(np.asarray(value, dtype=np.float64))
-    candidates = Predicates(
-        *(np.concatenate(parts).astype(dtype).reshape(-1, 1) for parts, dtype in ((columns, np.int64), (ops, np.int64), (values, np.float64)))
-    )
+    each value one row holds (increasing); tried in a random order."""
+    values, present = synthetic.sorted_values, synthetic.present
+    starts, ends = synthetic.runs
+    single = np.flatnonzero(len(synthetic.source) - present == 1)
+    bounded = np.flatnonzero(synthetic.ordered & (present > 0))
+    once_column, once_at = np.nonzero(starts & ends)
+    column = np.concatenate([single, bounded, bounded, once_column])
+    kind = np.concatenate([np.zeros(len(single)), np.ones(len(bounded)), np.full(len(bounded), 2), np.full(len(once_column), 3)])
+    at = np.concatenate([np.zeros(2 * len(bounded) + len(single), dtype=np.int64), once_at])
+    op = np.concatenate([np.full(len(single), IS_NULL), np.full(len(bounded), LE), np.full(len(bounded), GE), np.full(len(once_column), EQ)])
+    value = np.concatenate([np.zeros(len(single)), values[bounded, 0], values[bounded, present[bounded] - 1], values[once_column, once_at]])
+    order = np.lexsort((at, kind, column))  # per column: is null, <= min, >= max, then == each value
+    candidates = Predicates(column[order].astype(np.int64)[:, None], op[order].astype(np.int64)[:, None], value[order].astype(np.float64)[:, None])
     return _isolating(candidates.select(rng.permutation(len(candidates))), synthetic, wanted, set())
 
 
@@ -206,15 +199,14 @@ def random_predicates(synthetic: RowMatrix, count: int, n_cols: int, rng: np.ran
     """The baseline: columns, values (from the anonymized table's distinct values) and operators at
     random: per predicate ``n_cols`` distinct columns, then per column (in order) a value and an
     operator, each one ``rng.choice`` (drawn in bulk, ``alc_dask.families.wp29.draws``)."""
-    distinct = [_distinct(synthetic, j) for j in range(len(synthetic.columns))]  # NaN, when present, is one of them
     n_cols = min(n_cols, synthetic.rows.shape[1])
     if count == 0:
         return Predicates.stack([])
+    distinct, n_values = _distinct_values(synthetic)
     ops_of = np.array([ORDERED_OPS if ordered else EQUALITY_OPS + (EQ,) * (len(ORDERED_OPS) - len(EQUALITY_OPS)) for ordered in synthetic.ordered])
     n_ops = np.where(synthetic.ordered, len(ORDERED_OPS), len(EQUALITY_OPS))
-    n_values = np.array([len(d) for d in distinct])
     columns, value_index, op_index = random_conditions(rng, synthetic.rows.shape[1], n_cols, count, n_values, n_ops)
-    values = np.concatenate(distinct)[np.concatenate([[0], np.cumsum(n_values)[:-1]])[columns] + value_index]
+    values = distinct[np.concatenate([[0], np.cumsum(n_values)[:-1]])[columns] + value_index]
     ops = ops_of[columns, op_index]
     missing = np.isnan(values)
     ops = np.where(missing, np.where(ops == EQ, IS_NULL, NOT_NULL), ops)
@@ -245,11 +237,19 @@ def _median(increasing: np.ndarray) -> float:
     return float(increasing[half]) if len(increasing) % 2 else float((increasing[half - 1] + increasing[half]) / 2)
 
 
-def _distinct(rows: RowMatrix, j: int) -> np.ndarray:
-    """Column j's distinct values, increasing, NaN last when a value is missing (``np.unique``'s answer)."""
-    present = rows.sorted_values[j, : rows.present[j]]
-    first = np.flatnonzero(np.diff(present, prepend=np.nan) != 0)
-    return np.append(present[first], np.nan) if rows.present[j] < len(rows.source) else present[first]
+def _distinct_values(rows: RowMatrix) -> tuple[np.ndarray, np.ndarray]:
+    """Every column's distinct values, increasing, NaN last when a value is missing (``np.unique``'s
+    answer per column), one column after another; and how many each column has."""
+    starts, _ = rows.runs
+    column, at = np.nonzero(starts)
+    per_column = np.bincount(column, minlength=len(rows.columns))
+    missing = rows.present < len(rows.source)
+    counts = per_column + missing
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    values = np.empty(int(counts.sum()))
+    values[offsets[column] + np.arange(len(column)) - (np.cumsum(per_column) - per_column)[column]] = rows.sorted_values[column, at]
+    values[(offsets + per_column)[missing]] = np.nan
+    return values, counts
 
 
 def _number(value) -> float:

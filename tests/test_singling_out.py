@@ -206,3 +206,13 @@ def test_distinct_rows_and_column_orders_are_those_of_pandas_and_numpy():
         np.testing.assert_array_equal(order, np.argsort(matrix.T, axis=1, kind="stable"))
         np.testing.assert_array_equal(values, np.sort(matrix.T, axis=1))
         np.testing.assert_array_equal(present, (~np.isnan(matrix)).sum(axis=0))
+
+
+def test_row_matrices_are_contiguous_for_the_kernels(split_release):
+    """numpy returns a column selection column-major; the Numba kernels, compiled for contiguous
+    arrays, would run another, slower specialization on it."""
+    members, others = split_release
+    release = release_of(members, others, members)
+    rows = RowMatrix.of(release, release.original, release.original.columns)
+    for matrix in (rows.by_column, rows.subset(np.arange(0, len(rows.source), 2)).by_column, rows.order, rows.sorted_values):
+        assert matrix.flags["C_CONTIGUOUS"]

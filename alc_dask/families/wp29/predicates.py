@@ -88,12 +88,12 @@ class RowMatrix:
         source = np.arange(table.n_rows, dtype=np.int64)
         if distinct and table.n_rows:
             source = _first_of_distinct_rows(by_column)
-            by_column = by_column[:, source]
+            by_column = np.ascontiguousarray(by_column[:, source])  # numpy gives this selection column-major; the kernels want rows of columns
         return cls(tuple(columns), by_column, ordered, source)
 
     def subset(self, rows: np.ndarray) -> RowMatrix:
         """These rows (positions in ``rows``), keeping where each comes from."""
-        return RowMatrix(self.columns, self.by_column[:, rows], self.ordered, self.source[rows])
+        return RowMatrix(self.columns, np.ascontiguousarray(self.by_column[:, rows]), self.ordered, self.source[rows])
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ reference's runs and from ours, beside the paper's published one.
 
 import argparse
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,10 +40,10 @@ SWAP = {"weak": 0.2, "strong": 0.8}
 KEY = ["dataset", "release", "secret", "known_key"]  # an entry may share a secret with another, not its known columns
 
 
-def attacks_of(secrets: int) -> list[dict]:
+def attacks_of(secrets: int, datasets: list[str] = DATASETS, releases: tuple[str, ...] = ("weak", "strong")) -> list[dict]:
     attacks = []
-    for release in ("weak", "strong"):
-        for attack in paper_attacks(DATASETS, per_dataset=3, release=release):
+    for release in releases:
+        for attack in paper_attacks(datasets, per_dataset=3, release=release):
             attack["dataset"] = Path(attack["dataset_dir"]).name
             attack["known_key"] = json.dumps(sorted(attack["known"]))
             if sum(a["dataset"] == attack["dataset"] and a["release"] == release for a in attacks) < secrets:
@@ -57,9 +59,9 @@ def ensure_reference() -> Path:
     return python
 
 
-def reference_runs(attacks: list[dict], label: str, seed: int, prior: bool) -> pd.DataFrame:
+def reference_runs(attacks: list[dict], label: str, seed: int, prior: bool, results: Path = RESULTS) -> pd.DataFrame:
     """The reference's results for ``attacks`` (run, two processes at once, for those not yet in the files)."""
-    files = [RESULTS / f"reference-{label}-part{i}.jsonl" for i in range(2)]
+    files = [results / f"reference-{label}-part{i}.jsonl" for i in range(2)]
     done = _read_lines(files)
     missing = (
         [a for a in attacks if not ((done["dataset"] == a["dataset"]) & (done["release"] == a["release"]) & (done["secret"] == a["secret"])).any()]
@@ -74,14 +76,14 @@ def reference_runs(attacks: list[dict], label: str, seed: int, prior: bool) -> p
             if not share:
                 continue
             groups = {release: [a for a in share if a["release"] == release] for release in SWAP}
-            todo = RESULTS / f"todo-{label}-part{i}.json"
+            todo = results / f"todo-{label}-part{i}.json"
             todo.write_text(json.dumps(share))
             commands = [[str(python), str(Path(__file__).with_name("peer_reference.py")), str(todo), str(seed)]]
             if prior:  # one process per release: the swap fraction is the release's
                 commands = []
                 for release, group in groups.items():
                     if group:
-                        part = RESULTS / f"todo-{label}-part{i}-{release}.json"
+                        part = results / f"todo-{label}-part{i}-{release}.json"
                         part.write_text(json.dumps(group))
                         commands.append([str(python), str(Path(__file__).with_name("peer_reference.py")), str(part), str(seed), str(SWAP[release])])
             script = " && ".join(" ".join(f"'{c}'" for c in command) + f" >> '{file}'" for command in commands)
@@ -112,15 +114,19 @@ def _alc_at_full_recall(base, attack) -> float:
     return float(alc(sides[0].prc, sides[1].prc))
 
 
-def ours(attacks: list[dict], kinds: str, client) -> pd.DataFrame:
-    """Per attack: ALC (ours), ALC at recall 1 (no recall), the prior baseline's ALC, and the ML run's figures."""
+def ours(attacks: list[dict], kinds: str, client, results: Path = RESULTS) -> pd.DataFrame:
+    """Per attack: ALC (ours), ALC at recall 1 (no recall), the prior baseline's ALC, and the ML run's
+    figures. Each job starts from an empty output folder: a job finds the scenarios already finished
+    there and would not run (nor time) them again."""
     from alc_dask import run_job
-    from alc_dask.jobs import JobSpec
+    from alc_dask.jobs import job_model
 
     frames = []
     for (dataset, release), group in pd.DataFrame(attacks).groupby(["dataset", "release"]):
         folder = Path(group["dataset_dir"].iloc[0])
-        spec = JobSpec.model_validate(
+        output = results / f"ours-{kinds}" / f"{dataset}-{release}"
+        shutil.rmtree(output, ignore_errors=True)
+        spec = job_model().model_validate(  # with the families' job settings (swap_fraction)
             {
                 "name": f"fidelity-{kinds}",
                 "release": {
@@ -132,7 +138,7 @@ def ours(attacks: list[dict], kinds: str, client) -> pd.DataFrame:
                 "scenarios": [{"secret": a.secret, "known": a.known, "baseline": b} for a in group.itertuples() for b in ("ml", "prior")],
                 "swap_fraction": SWAP[release],
                 "seed": 1,
-                "output": str(RESULTS / f"ours-{kinds}" / f"{dataset}-{release}"),
+                "output": str(output),
             }
         )
         client.run(_forget_baselines)  # each release's attacks timed from scratch, as the reference runs them
@@ -167,22 +173,28 @@ def main() -> None:
     parser.add_argument("--secrets", type=int, default=4, help="secrets per dataset and release (of the entry's 5)")
     parser.add_argument("--no-reference-prior", action="store_true")
     parser.add_argument("--reference-seeds", type=int, nargs="+", default=[1, 2], choices=[1, 2])
+    parser.add_argument("--datasets", nargs="+", default=DATASETS, choices=DATASETS, help="a few datasets, to time both sides in one short run")
+    parser.add_argument("--releases", nargs="+", default=["weak", "strong"], choices=list(SWAP))
+    parser.add_argument(
+        "--results", type=Path, default=RESULTS, help="where the reference's results are kept and reused; a new folder times the reference in this run"
+    )
     args = parser.parse_args()
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    attacks = attacks_of(args.secrets)
-    print(f"{len(attacks)} attacks", flush=True)
+    args.results.mkdir(parents=True, exist_ok=True)
+    attacks = attacks_of(args.secrets, args.datasets, tuple(args.releases))
+    print(f"{len(attacks)} attacks; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
 
     reference = {}
     for label, seed, prior in (("seed1", 1, False), ("seed2", 2, False), ("prior", 1, True)):
         if (prior and args.no_reference_prior) or (not prior and seed not in args.reference_seeds):
             continue
-        reference[label] = reference_runs(attacks, label, seed, prior).drop_duplicates(KEY).set_index(KEY)
-        print(f"reference {label}: {len(reference[label])} attacks", flush=True)
+        reference[label] = reference_runs(attacks, label, seed, prior, args.results).drop_duplicates(KEY).set_index(KEY)
+        print(f"reference {label}: {len(reference[label])} attacks; load average {os.getloadavg()[0]:.1f}", flush=True)
 
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster, Client(cluster) as client:
-        mine = {kinds: ours(attacks, kinds, client) for kinds in ("alc_dask", "reference")}
+        mine = {kinds: ours(attacks, kinds, client, args.results) for kinds in ("alc_dask", "reference")}
+    print(f"alc_dask done; load average {os.getloadavg()[0]:.1f}", flush=True)
     report(attacks, reference, mine)
 
 

@@ -366,6 +366,9 @@ def main() -> None:
     parser.add_argument("--only", help="run only the cases whose name contains this text")
     parser.add_argument("--keep", type=Path, help="prepare the data in this folder and keep it")
     parser.add_argument("--table-only", action="store_true", help="re-render the table from RESULTS-wp29.json")
+    parser.add_argument(
+        "--interleave", action="store_true", help="time the tools case by case, one right after the other (a peer process per case), not each over all cases"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "RESULTS-wp29.md")
     args = parser.parse_args()
     raw_path = args.out.with_suffix(".json")
@@ -402,8 +405,15 @@ def run(args, folder: Path, seeds: list[int]) -> dict:
     print(f"{len(specs)} evaluations; loading our releases took " + ", ".join(f"{k} {v:.1f} s" for k, v in load_seconds.items()), file=sys.stderr, flush=True)
     for name, release in releases.items():
         warm_up(release, [c for c in cases if c["dataset"] == name])
-    ours = run_ours(releases, specs)
-    theirs = run_anonymeter(specs, folder)
+    if args.interleave:  # case by case, each tool right after the other: both see the same load on a shared machine
+        ours, theirs = {}, {}
+        for case in cases:
+            group = [s for s in specs if s["dataset"] == case["dataset"] and s["case"] == case["case"]]
+            ours.update(run_ours(releases, group))
+            theirs.update(run_anonymeter(group, folder))
+    else:
+        ours = run_ours(releases, specs)
+        theirs = run_anonymeter(specs, folder)
     machine = f"{os.cpu_count()} logical cores shared with other jobs, Python {sys.version.split()[0]}"
     command = "PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_wp29.py " + " ".join(sys.argv[1:])
     return {

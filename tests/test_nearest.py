@@ -199,3 +199,20 @@ def test_searches_of_the_same_queries_at_the_same_time_run_once():
 
         assert searched_blocks("the same 3000 records") == 4
         assert searched_blocks(None) == 8
+
+
+@pytest.mark.parametrize("k", [1, 3, 40])
+def test_shuffled_table_reads_only_what_can_be_nearest_and_answers_as_the_whole_table(k):
+    """The shuffled search reads the first k of each distinct row and each distinct query once; it
+    must answer what a search of the whole shuffled table answers, ties (frequent here) included."""
+    from alc_dask.neighbors.nearest import ShuffledTable
+
+    rng = np.random.default_rng(11)
+    queries, candidates = random_tables(rng, 200, 600)
+    queries = queries.rows(np.concatenate([np.arange(200), np.arange(50)]))  # repeated queries too
+    for columns in (["c0", "x1"], ["c2"], CATEGORICAL + CONTINUOUS):
+        shuffled = ShuffledTable.of(candidates, np.random.default_rng(3))
+        _, found = k_nearest(queries, candidates.rows(shuffled.order), columns, k)
+        np.testing.assert_array_equal(shuffled.k_nearest(queries, columns, k), np.where(found >= 0, shuffled.order[np.maximum(found, 0)], -1))
+    small = candidates.rows(np.arange(5))
+    assert (ShuffledTable.of(small, rng).k_nearest(queries, ["c0"], 8)[:, 5:] == -1).all()  # fewer rows than k

@@ -186,3 +186,33 @@ def test_a_large_legitimate_n_attacks_is_planned_and_runs(tmp_path):
     result = SinglingOut(mode="univariate", n_attacks=20_000).evaluate(release_of(members, others, members), seed=0).measures
     assert result["n_baseline_attacks"] == 20_000 and 0 < result["n_attacks"] < 20_000
     assert f"only {result['n_attacks']} of the 20000 predicates asked for could be made" in result["warning"]
+
+
+def test_distinct_rows_and_column_orders_are_those_of_pandas_and_numpy():
+    """The row matrix's fast paths (hashed distinct rows, counting sorts) give what pandas'
+    drop_duplicates and numpy's stable argsort give, missing values and -0.0 included."""
+    from alc_dask.families.wp29.predicates import _first_of_distinct_rows, _increasing
+
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        n, m = int(rng.integers(1, 300)), int(rng.integers(1, 5))
+        matrix = rng.integers(-3, int(rng.integers(1, 6)), (n, m)).astype(float)
+        matrix[rng.random((n, m)) < 0.2] = np.nan
+        matrix[rng.random((n, m)) < 0.1] = -0.0
+        matrix[:, 0] *= rng.choice([1.0, 0.5, 1e5])  # fractions and wide ranges take numpy's sort
+        expected = pd.DataFrame(matrix).drop_duplicates().index.to_numpy()
+        np.testing.assert_array_equal(_first_of_distinct_rows(matrix.T), expected)
+        order, values, present = _increasing(np.ascontiguousarray(matrix.T))
+        np.testing.assert_array_equal(order, np.argsort(matrix.T, axis=1, kind="stable"))
+        np.testing.assert_array_equal(values, np.sort(matrix.T, axis=1))
+        np.testing.assert_array_equal(present, (~np.isnan(matrix)).sum(axis=0))
+
+
+def test_row_matrices_are_contiguous_for_the_kernels(split_release):
+    """numpy returns a column selection column-major; the Numba kernels, compiled for contiguous
+    arrays, would run another, slower specialization on it."""
+    members, others = split_release
+    release = release_of(members, others, members)
+    rows = RowMatrix.of(release, release.original, release.original.columns)
+    for matrix in (rows.by_column, rows.subset(np.arange(0, len(rows.source), 2)).by_column, rows.order, rows.sorted_values):
+        assert matrix.flags["C_CONTIGUOUS"]

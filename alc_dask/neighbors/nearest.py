@@ -87,18 +87,56 @@ def k_nearest(
 @dataclass(frozen=True, eq=False)
 class ShuffledTable:
     """A table searched with its rows in a seeded random order, so rows at equal distance rank at
-    random (yet reproducibly) instead of by row number; indices come back in the table's own numbering."""
+    random (yet reproducibly) instead of by row number; indices come back in the table's own numbering.
+
+    Rows equal on the searched columns are at equal distance from every query, so only the first
+    ``k`` of them in the shuffled order can be among a query's ``k`` nearest: the search reads
+    those alone, and each distinct query once. The answer is the one the whole table gives."""
 
     table: EncodedTable
     order: np.ndarray
-    shuffled: EncodedTable
 
     @classmethod
     def of(cls, table: EncodedTable, rng: np.random.Generator) -> ShuffledTable:
-        order = rng.permutation(table.n_rows)
-        return cls(table, order, table.rows(order))
+        return cls(table, rng.permutation(table.n_rows))
 
     def k_nearest(self, queries: EncodedTable, columns: Sequence[str], k: int) -> np.ndarray:
         """Indices (q, k) of the k nearest rows, -1 where the table has fewer than k."""
-        _, found = k_nearest(queries, self.shuffled, columns, k)
-        return np.where(found >= 0, self.order[np.maximum(found, 0)], -1)
+        from alc_dask.neighbors.distinct import distinct_rows  # Numba: loaded with the search
+
+        shuffled = _matrix(self.table, columns, self.order)
+        positions, _ = distinct_rows(shuffled, keep=k)  # in the shuffled order, increasing
+        rows = self.order[positions]
+        unique, first_of = distinct_rows(_matrix(queries, columns))
+        _, found = k_nearest(_searched(queries, columns, unique), _searched(self.table, columns, rows), columns, k)
+        found = np.where(found >= 0, rows[np.maximum(found, 0)], -1)
+        query_of = np.empty(queries.n_rows, dtype=np.int64)
+        query_of[unique] = np.arange(len(unique))
+        return found[query_of[first_of]]
+
+
+def _matrix(table: EncodedTable, columns: Sequence[str], rows: np.ndarray | None = None) -> np.ndarray:
+    """(len(columns), n) float64: the columns' codes or values, of ``rows`` (default: all) in that order."""
+    matrix = np.empty((len(columns), table.n_rows if rows is None else len(rows)), dtype=np.float64)
+    for j, name in enumerate(columns):
+        column = table.column_array(name)
+        matrix[j] = column if rows is None else column[rows]
+    return matrix
+
+
+def _searched(table: EncodedTable, columns: Sequence[str], rows: np.ndarray) -> EncodedTable:
+    """``rows`` of ``table`` (in that order) over the searched ``columns`` alone; the continuous
+    columns' min and max stay the whole table's, so distances are scaled as on the whole table."""
+    categorical = tuple(c for c in table.categorical if c in columns)
+    continuous = tuple(c for c in table.continuous if c in columns)
+    cat = [table.categorical.index(c) for c in categorical]
+    cont = [table.continuous.index(c) for c in continuous]
+    return EncodedTable(
+        table.name,
+        categorical,
+        continuous,
+        np.ascontiguousarray(table.codes[cat][:, rows]),  # the kernel is compiled for contiguous columns
+        np.ascontiguousarray(table.values[cont][:, rows]),
+        table.value_min[cont],
+        table.value_max[cont],
+    )

@@ -20,6 +20,7 @@ from pydantic import Field, model_validator
 from alc_dask.data import ScenarioError
 from alc_dask.families.base import CheckExamples, Evaluation
 from alc_dask.families.wp29.common import Wp29Family, Wp29Params, attacked, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.wp29.draws import samples_without_replacement
 from alc_dask.measure import AttackCounts
 from alc_dask.seeds import stream
 
@@ -99,7 +100,8 @@ class Linkability(Wp29Family):
 
 
 def _random_neighbours(n_rows: int, count: int, k: int, rng: np.random.Generator) -> np.ndarray:
-    return np.array([rng.choice(n_rows, k, replace=False) for _ in range(count)]).reshape(count, k)
+    """(count, k): per attack, k distinct random rows (``rng.choice(n_rows, k, replace=False)`` per attack, drawn at once)."""
+    return samples_without_replacement(rng, n_rows, k, count)
 
 
 def _shared(first: np.ndarray, second: np.ndarray) -> np.ndarray:

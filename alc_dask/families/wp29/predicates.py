@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 
 from alc_dask.data import ColumnKind, EncodedTable, Release
 
@@ -25,54 +24,76 @@ EQUALITY_OPS = (EQ, NE)
 @dataclass(frozen=True)
 class RowMatrix:
     """Rows of one table over chosen columns, which columns may be compared by order, and where
-    each row is in the table it was read from (to name the records a predicate isolates)."""
+    each row is in the table it was read from (to name the records a predicate isolates). Held
+    column by column, the layout every count reads."""
 
     columns: tuple[str, ...]
-    rows: np.ndarray
+    by_column: np.ndarray
+    """(m, n): the rows, column by column."""
     ordered: np.ndarray
     source: np.ndarray
     """Per row, its row index in the table read (of identical rows, the first)."""
 
-    @cached_property
-    def order(self) -> np.ndarray:
-        """(m, n): each column's rows by increasing value, missing values last."""
-        return np.ascontiguousarray(np.argsort(self.rows, axis=0, kind="stable").T)
+    @property
+    def rows(self) -> np.ndarray:
+        """(n, m): the rows (a view)."""
+        return self.by_column.T
 
     @cached_property
+    def _sorted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return _increasing(self.by_column)
+
+    @property
+    def order(self) -> np.ndarray:
+        """(m, n): each column's rows by increasing value, missing values last (equal values by row)."""
+        return self._sorted[0]
+
+    @property
     def sorted_values(self) -> np.ndarray:
         """(m, n): each column's values increasing, missing values last."""
-        return np.ascontiguousarray(np.take_along_axis(self.rows, self.order.T, axis=0).T)
+        return self._sorted[1]
 
-    @cached_property
+    @property
     def present(self) -> np.ndarray:
         """Per column, how many rows have a value."""
-        return (~np.isnan(self.rows)).sum(axis=0)
+        return self._sorted[2]
+
+    @cached_property
+    def runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(m, n) each: where in ``sorted_values`` a run of equal present values starts, and where one ends."""
+        values = self.sorted_values
+        inside = np.arange(values.shape[1]) < self.present[:, None]
+        differs = values[:, 1:] != values[:, :-1]  # true next to a missing value (NaN)
+        starts, ends = inside.copy(), inside.copy()
+        starts[:, 1:] &= differs
+        ends[:, :-1] &= differs
+        return starts, ends
 
     @classmethod
     def of(cls, release: Release, table: EncodedTable, columns: tuple[str, ...], distinct: bool = True) -> RowMatrix:
         """``table``'s rows over ``columns``; with ``distinct``, each distinct row once (a duplicated
         record can never be singled out, so duplicates would only dilute the counts)."""
-        matrix = np.empty((table.n_rows, len(columns)), dtype=np.float64)
+        by_column = np.empty((len(columns), table.n_rows), dtype=np.float64)
         ordered = np.empty(len(columns), dtype=bool)
         for j, name in enumerate(columns):
             column = release.column(name)
             if column.kind is ColumnKind.CONTINUOUS:
-                matrix[:, j] = table.values[table.continuous.index(name)]
+                by_column[j] = table.values[table.continuous.index(name)]
                 ordered[j] = True
             else:
-                codes = table.codes[table.categorical.index(name)].astype(np.float64)
-                codes[codes == column.codes.missing_code] = np.nan
-                matrix[:, j] = codes
+                codes = table.codes[table.categorical.index(name)]
+                by_column[j] = codes
+                by_column[j, codes == column.codes.missing_code] = np.nan
                 ordered[j] = column.codes.values.dtype == np.float64
-        source = np.arange(len(matrix), dtype=np.int64)
-        if distinct and len(matrix):
-            source = _first_of_distinct_rows(matrix)
-            matrix = matrix[source]
-        return cls(tuple(columns), np.ascontiguousarray(matrix), ordered, source)
+        source = np.arange(table.n_rows, dtype=np.int64)
+        if distinct and table.n_rows:
+            source = _first_of_distinct_rows(by_column)
+            by_column = np.ascontiguousarray(by_column[:, source])  # numpy gives this selection column-major; the kernels want rows of columns
+        return cls(tuple(columns), by_column, ordered, source)
 
     def subset(self, rows: np.ndarray) -> RowMatrix:
         """These rows (positions in ``rows``), keeping where each comes from."""
-        return RowMatrix(self.columns, self.rows[rows], self.ordered, self.source[rows])
+        return RowMatrix(self.columns, np.ascontiguousarray(self.by_column[:, rows]), self.ordered, self.source[rows])
 
 
 @dataclass(frozen=True)
@@ -98,11 +119,14 @@ class Predicates:
         return len(self.column)
 
     def keys(self) -> list[bytes]:
-        """One byte string per predicate: equal predicates (conditions in column order) share it."""
+        """One byte string per predicate: equal predicates (conditions in column order) share it
+        (its columns', operators' and values' bytes, made for all predicates at once)."""
         order = np.argsort(self.column, axis=1, kind="stable")
-        parts = [np.take_along_axis(a, order, axis=1) for a in (self.column, self.op)]
-        value = np.take_along_axis(self.value, order, axis=1)
-        return [c.tobytes() + o.tobytes() + v.tobytes() for c, o, v in zip(*parts, value)]
+        parts = [np.take_along_axis(a, order, axis=1) for a in (self.column, self.op, self.value)]
+        packed = np.ascontiguousarray(
+            np.concatenate([parts[0].astype(np.int64), parts[1].astype(np.int64), parts[2].astype(np.float64).view(np.int64)], axis=1)
+        )
+        return packed.view(np.dtype((np.void, packed.shape[1] * 8))).ravel().tolist()
 
     def select(self, keep: np.ndarray) -> Predicates:
         return Predicates(self.column[keep], self.op[keep], self.value[keep])
@@ -134,7 +158,7 @@ def _matches(predicates: Predicates, rows: RowMatrix, cap: int = 2) -> tuple[np.
     from alc_dask.families.wp29.predicate_kernel import match_up_to  # Numba: loaded when predicates are counted
 
     lo, hi, mode = _as_intervals(predicates)
-    return match_up_to(predicates.column, lo, hi, mode, rows.order, rows.sorted_values, rows.present, np.ascontiguousarray(rows.rows.T), cap)
+    return match_up_to(predicates.column, lo, hi, mode, rows.order, rows.sorted_values, rows.present, rows.by_column, cap)
 
 
 INTERVAL, NULL, NOT_EQUAL, PRESENT = range(4)
@@ -149,6 +173,23 @@ def _as_intervals(predicates: Predicates):
     return lo, hi, mode
 
 
-def _first_of_distinct_rows(matrix: np.ndarray) -> np.ndarray:
-    """Where each distinct row first appears, in order (two missing values are equal)."""
-    return pd.DataFrame(matrix).drop_duplicates().index.to_numpy(dtype=np.int64)
+def _increasing(by_column: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per column of ``by_column`` (m, n): its rows by increasing value, missing last, equal values
+    by row, as numpy's stable argsort orders them; its values in that order; how many are present.
+    A counting sort where the values are integers of a narrow span (every categorical code, many
+    continuous columns), numpy's sort elsewhere."""
+    from alc_dask.families.wp29.predicate_kernel import counting_orders  # Numba: loaded when rows are counted
+
+    order, values, present, done = counting_orders(by_column)
+    for j in np.flatnonzero(~done):
+        order[j] = np.argsort(by_column[j], kind="stable")
+        values[j] = by_column[j, order[j]]
+    return order, values, present
+
+
+def _first_of_distinct_rows(by_column: np.ndarray) -> np.ndarray:
+    """Where each distinct row of ``by_column`` (m, n) first appears, in order (two missing values are
+    equal, and so are 0.0 and -0.0, as in pandas' ``drop_duplicates``)."""
+    from alc_dask.neighbors.distinct import distinct_rows  # Numba: loaded when rows are read
+
+    return distinct_rows(by_column)[0]

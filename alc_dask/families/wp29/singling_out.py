@@ -26,6 +26,7 @@ from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import whole
 from alc_dask.families.base import CheckExamples, Evaluation, HeadlineInterval, column
 from alc_dask.families.wp29.common import WP29_FIELDS, ChosenColumns, Wp29Family, Wp29Params, attacked_tables, check_columns, hits_table, wp29_measures
+from alc_dask.families.wp29.draws import random_conditions
 from alc_dask.families.wp29.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches, isolated_records
 from alc_dask.measure import AttackCounts, singling_out_probability
 from alc_dask.measure.isolation import isolating_range
@@ -158,24 +159,27 @@ class SinglingOut(Wp29Family):
 
 
 def univariate_predicates(synthetic: RowMatrix, wanted: int, rng: np.random.Generator) -> Predicates:
-    """Up to ``wanted`` distinct one-column predicates, each isolating one anonymized row."""
-    candidates = []
-    for j, values in enumerate(synthetic.rows.T):
-        missing = np.isnan(values)
-        if missing.sum() == 1:
-            candidates.append([(j, IS_NULL, 0.0)])
-        present = values[~missing]
-        if present.size and synthetic.ordered[j]:
-            candidates += [[(j, LE, present.min())], [(j, GE, present.max())]]
-        distinct, counts = np.unique(present, return_counts=True)
-        candidates += [[(j, EQ, value)] for value in distinct[counts == 1]]
-    order = rng.permutation(len(candidates))
-    return _isolating(Predicates.stack([candidates[i] for i in order]), synthetic, wanted, set())
+    """Up to ``wanted`` distinct one-column predicates, each isolating one anonymized row: per column,
+    ``is null`` when one row misses it, ``<= min`` and ``>= max`` when it is ordered, ``== value`` for
+    each value one row holds (increasing); tried in a random order."""
+    values, present = synthetic.sorted_values, synthetic.present
+    starts, ends = synthetic.runs
+    single = np.flatnonzero(len(synthetic.source) - present == 1)
+    bounded = np.flatnonzero(synthetic.ordered & (present > 0))
+    once_column, once_at = np.nonzero(starts & ends)
+    column = np.concatenate([single, bounded, bounded, once_column])
+    kind = np.concatenate([np.zeros(len(single)), np.ones(len(bounded)), np.full(len(bounded), 2), np.full(len(once_column), 3)])
+    at = np.concatenate([np.zeros(2 * len(bounded) + len(single), dtype=np.int64), once_at])
+    op = np.concatenate([np.full(len(single), IS_NULL), np.full(len(bounded), LE), np.full(len(bounded), GE), np.full(len(once_column), EQ)])
+    value = np.concatenate([np.zeros(len(single)), values[bounded, 0], values[bounded, present[bounded] - 1], values[once_column, once_at]])
+    order = np.lexsort((at, kind, column))  # per column: is null, <= min, >= max, then == each value
+    candidates = Predicates(column[order].astype(np.int64)[:, None], op[order].astype(np.int64)[:, None], value[order].astype(np.float64)[:, None])
+    return _isolating(candidates.select(rng.permutation(len(candidates))), synthetic, wanted, set())
 
 
 def multivariate_predicates(synthetic: RowMatrix, wanted: int, n_cols: int, max_attempts: int, rng: np.random.Generator) -> tuple[Predicates, int]:
     """Up to ``wanted`` distinct ``n_cols``-column predicates from random anonymized rows, and the attempts made."""
-    medians = np.array([np.nanmedian(c) if synthetic.ordered[j] and (~np.isnan(c)).any() else np.nan for j, c in enumerate(synthetic.rows.T)])
+    medians = np.array([_median(synthetic.sorted_values[j, : synthetic.present[j]]) if synthetic.ordered[j] else np.nan for j in range(len(synthetic.columns))])
     found, seen, attempts = [], set(), 0
     while sum(map(len, found)) < wanted and attempts < max_attempts:
         size = min(BATCH, max_attempts - attempts)
@@ -192,20 +196,21 @@ def multivariate_predicates(synthetic: RowMatrix, wanted: int, n_cols: int, max_
 
 
 def random_predicates(synthetic: RowMatrix, count: int, n_cols: int, rng: np.random.Generator) -> Predicates:
-    """The baseline: columns, values (from the anonymized table's distinct values) and operators at random."""
-    distinct = [np.unique(c) for c in synthetic.rows.T]  # NaN, when present, is one of them
+    """The baseline: columns, values (from the anonymized table's distinct values) and operators at
+    random: per predicate ``n_cols`` distinct columns, then per column (in order) a value and an
+    operator, each one ``rng.choice`` (drawn in bulk, ``alc_dask.families.wp29.draws``)."""
     n_cols = min(n_cols, synthetic.rows.shape[1])
-    conditions = []
-    for _ in range(count):
-        predicate = []
-        for j in sorted(rng.choice(synthetic.rows.shape[1], n_cols, replace=False)):
-            value = rng.choice(distinct[j])
-            op = rng.choice(ORDERED_OPS if synthetic.ordered[j] else EQUALITY_OPS)
-            if np.isnan(value):
-                op, value = (IS_NULL if op == EQ else NOT_NULL), 0.0
-            predicate.append((int(j), int(op), float(value)))
-        conditions.append(predicate)
-    return Predicates.stack(conditions)
+    if count == 0:
+        return Predicates.stack([])
+    distinct, n_values = _distinct_values(synthetic)
+    ops_of = np.array([ORDERED_OPS if ordered else EQUALITY_OPS + (EQ,) * (len(ORDERED_OPS) - len(EQUALITY_OPS)) for ordered in synthetic.ordered])
+    n_ops = np.where(synthetic.ordered, len(ORDERED_OPS), len(EQUALITY_OPS))
+    columns, value_index, op_index = random_conditions(rng, synthetic.rows.shape[1], n_cols, count, n_values, n_ops)
+    values = distinct[np.concatenate([[0], np.cumsum(n_values)[:-1]])[columns] + value_index]
+    ops = ops_of[columns, op_index]
+    missing = np.isnan(values)
+    ops = np.where(missing, np.where(ops == EQ, IS_NULL, NOT_NULL), ops)
+    return Predicates(columns, ops.astype(np.int64), np.where(missing, 0.0, values))
 
 
 def scale_to_size(predicates: Predicates, control: RowMatrix, size: int, rng: np.random.Generator) -> float:
@@ -222,6 +227,29 @@ def scale_to_size(predicates: Predicates, control: RowMatrix, size: int, rng: np
     start = 1.0 / sizes.max()
     (w_max, norm), _ = curve_fit(model, sizes, counts, p0=(start, 1.0 / singling_out_probability(sizes.max(), start)), bounds=(0, (1, np.inf)))
     return float(model(size, w_max, norm) / model(len(control.rows), w_max, norm))
+
+
+def _median(increasing: np.ndarray) -> float:
+    """The median of values already sorted, as ``np.nanmedian`` computes it (NaN when there are none)."""
+    half = len(increasing) // 2
+    if not len(increasing):
+        return np.nan
+    return float(increasing[half]) if len(increasing) % 2 else float((increasing[half - 1] + increasing[half]) / 2)
+
+
+def _distinct_values(rows: RowMatrix) -> tuple[np.ndarray, np.ndarray]:
+    """Every column's distinct values, increasing, NaN last when a value is missing (``np.unique``'s
+    answer per column), one column after another; and how many each column has."""
+    starts, _ = rows.runs
+    column, at = np.nonzero(starts)
+    per_column = np.bincount(column, minlength=len(rows.columns))
+    missing = rows.present < len(rows.source)
+    counts = per_column + missing
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    values = np.empty(int(counts.sum()))
+    values[offsets[column] + np.arange(len(column)) - (np.cumsum(per_column) - per_column)[column]] = rows.sorted_values[column, at]
+    values[(offsets + per_column)[missing]] = np.nan
+    return values, counts
 
 
 def _number(value) -> float:

@@ -84,3 +84,19 @@ def test_a_reference_folder_without_its_results_is_bad_input_naming_the_file(tmp
 
     with pytest.raises(PathError, match=f"{tmp_path / 'all_secret_known_weak.parquet'}: cannot be read as the reference's published results"):
         reference_keys(tmp_path, "weak")
+
+
+def test_paper_run_sample_and_all_set_every_paper_entry(tmp_path):
+    """``paper run --sample N`` and ``--all`` rewrite the paper-protocol entries (the job schema's
+    move of the generators into the ALC family once broke both with an ImportError)."""
+    from alc_dask.apps.reproduction import with_paper_sample
+    from alc_dask.jobs import load_job
+
+    (tmp_path / "jobs.json").write_text("[]")
+    (tmp_path / "job.yaml").write_text(
+        "name: paper-sample\nrelease: {original: o.parquet, anonymized: [a.parquet]}\n"
+        "scenarios:\n  - {generate: paper, jobs_file: jobs.json, dataset: d, sample: 100}\n  - {secret: s, known: [k]}\n"
+    )
+    spec = load_job(tmp_path / "job.yaml")
+    assert [getattr(s, "sample", "-") for s in with_paper_sample(spec, 7).scenarios] == [7, "-"]
+    assert with_paper_sample(spec, None).scenarios[0].sample is None

@@ -193,7 +193,7 @@ def _markdown(frame: pd.DataFrame) -> str:
 
 def with_paper_sample(spec, sample: int | None):
     """The job ``spec`` with every paper-protocol entry sampling ``sample`` attacks (None: all)."""
-    from alc_dask.jobs.spec import PaperProtocol
+    from alc_dask.families.alc.entries import PaperProtocol
 
     scenarios = [s.model_copy(update={"sample": sample}) if isinstance(s, PaperProtocol) else s for s in spec.scenarios]
     return spec.model_copy(update={"scenarios": scenarios})

@@ -250,11 +250,18 @@ def survivors(
     if not dense:  # list the rows with at most `most` mismatches, a 64-bit mask per chunk
         most = counts[:1].copy()  # the largest count within the screen, in the counts' type
         most[0] = int(screen)
+        within = most[0]
         kept = 0
         for chunk in range(0, width, CHUNK):
             mask = np.uint64(0)
-            for b in range(min(CHUNK, width - chunk)):
-                mask |= np.uint64(counted[chunk + b] <= most[0]) << np.uint64(b)
+            if chunk + CHUNK <= width:  # a constant trip count: the loop is vectorised
+                counted_chunk = counted[chunk : chunk + CHUNK]
+                for b in range(CHUNK):
+                    mask |= np.uint64(counted_chunk[b] <= within) << np.uint64(b)
+            else:
+                counted_chunk = counted[chunk:width]
+                for b in range(width - chunk):
+                    mask |= np.uint64(counted_chunk[b] <= within) << np.uint64(b)
             while mask:
                 rows[kept] = chunk + trailing_zeros(mask)
                 kept += 1

@@ -31,6 +31,13 @@ the double before the k-th so far) can thus never keep a row once `fl(S' + M)` e
 When most rows survive (no bound yet, or no categorical column), steps 1 and 2 run over the whole
 tile without a list until a column drops at least half of it. The reducers and the steps share this
 module because Numba's cache of a function is renewed only when its own file changes.
+
+A fresh process without that cache compiles each kernel (a few seconds per code type), so the
+compiled code is kept small: the steps are plain loops in one function, `survivors`, compiled once
+per code and count type for both reducers (each function costs a compilation of its own, and
+inlining at Numba's IR level copies the IR per call); its arguments are arrays and numbers, never
+tuples or literals (each literal argument compiles another version); and the count type and the
+narrowed query codes are chosen in Python, so only the version a block needs is compiled.
 """
 
 from __future__ import annotations
@@ -229,8 +236,7 @@ def survivors(
     q; their positions in the tile (increasing) in `rows` and `fl(S + M)` in `sums`.
 
     narrow, held, unheld: the queries' codes in the block's type, whether it holds them and per query
-    how many it does not (`narrowed`); the other arguments as for the kernels. The steps are plain
-    loops in one function: each function of its own costs Numba a compilation of its own.
+    how many it does not (`narrowed`); the other arguments as for the kernels.
     """
     n_cat, n_cont = cat_columns.shape[0], cont_columns.shape[0]
     unheld_q = unheld[q]
@@ -247,14 +253,14 @@ def survivors(
                 counted[r] += column[r] != code
     dense = n_cat == 0 or screen >= n_cat
     kept = width
-    if not dense:  # list the rows with at most `most` mismatches, a 64-bit mask per chunk
+    if not dense:  # list the rows with at most `within` mismatches, a 64-bit mask per chunk
         most = counts[:1].copy()  # the largest count within the screen, in the counts' type
         most[0] = int(screen)
         within = most[0]
         kept = 0
         for chunk in range(0, width, CHUNK):
             mask = np.uint64(0)
-            if chunk + CHUNK <= width:  # a constant trip count: the loop is vectorised
+            if chunk + CHUNK <= width:  # a slice and a constant trip count: the loop is vectorised
                 counted_chunk = counted[chunk : chunk + CHUNK]
                 for b in range(CHUNK):
                     mask |= np.uint64(counted_chunk[b] <= within) << np.uint64(b)

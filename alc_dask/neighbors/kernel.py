@@ -68,35 +68,36 @@ def best_match_histograms(query_codes, query_values, query_low, query_span, quer
     column by column; cat_columns (c,) and cont_columns (v,) pick its searched columns. secret (n,)
     int32: the secret's code per row, below n_secret_codes.
     """
-    narrow, held, unheld = narrowed(query_codes, codes)
-    return _best_match_histograms(
-        narrow,
-        held,
-        unheld,
-        query_values,
-        query_low,
-        query_span,
-        query_scale,
-        codes,
-        values,
-        cat_columns,
-        cont_columns,
-        secret,
-        n_secret_codes,
-        _counts(cat_columns),
-    )
+    best = np.full(query_codes.shape[0], np.inf)
+    histogram = np.zeros((query_codes.shape[0], n_secret_codes), dtype=np.int32)
+    search = (*narrowed(query_codes, codes), query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns)
+    _best_match_histograms(*search, *_scratch(query_codes.shape[0], cat_columns.shape[0]), secret, best, histogram)
+    return best, histogram
 
 
 @numba.njit(nogil=True, cache=True)
 def _best_match_histograms(
-    narrow, held, unheld, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, secret, n_secret_codes, counts
+    narrow,
+    held,
+    unheld,
+    query_values,
+    query_low,
+    query_span,
+    query_scale,
+    codes,
+    values,
+    cat_columns,
+    cont_columns,
+    limit,
+    counts,
+    rows,
+    sums,
+    secret,
+    best,
+    histogram,
 ):
     n_queries, n_rows = narrow.shape[0], secret.shape[0]
     n_columns = cat_columns.shape[0] + cont_columns.shape[0]
-    best = np.full(n_queries, np.inf)
-    limit = np.full(n_queries, np.inf)
-    histogram = np.zeros((n_queries, n_secret_codes), dtype=np.int32)
-    rows, sums = np.empty(TILE, np.int64), np.empty(TILE, np.float64)
     start, size = np.int64(0), np.int64(FIRST_TILE)  # not literals: one compiled `survivors`
     while start < n_rows:
         width = min(size, n_rows - start)
@@ -132,7 +133,6 @@ def _best_match_histograms(
             if lowered:  # rows beyond the minimum are dropped
                 limit[q] = largest_sum(best[q], n_columns)
         start, size = start + width, min(2 * size, TILE)
-    return best, histogram
 
 
 def k_nearest_rows(query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, k, offset):
@@ -142,20 +142,36 @@ def k_nearest_rows(query_codes, query_values, query_low, query_span, query_scale
     position in the block; the block's rows come in increasing index, so among equal distances the
     lower index is kept first, as in the whole table.
     """
-    narrow, held, unheld = narrowed(query_codes, codes)
-    return _k_nearest_rows(
-        narrow, held, unheld, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, k, offset, _counts(cat_columns)
-    )
+    nearest = np.full((query_codes.shape[0], k), np.inf)
+    found = np.full((query_codes.shape[0], k), -1, dtype=np.int64)
+    search = (*narrowed(query_codes, codes), query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns)
+    _k_nearest_rows(*search, *_scratch(query_codes.shape[0], cat_columns.shape[0]), offset, nearest, found)
+    return nearest, found
 
 
 @numba.njit(nogil=True, cache=True)
-def _k_nearest_rows(narrow, held, unheld, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, k, offset, counts):
-    n_queries, n_rows = narrow.shape[0], codes.shape[1]
+def _k_nearest_rows(
+    narrow,
+    held,
+    unheld,
+    query_values,
+    query_low,
+    query_span,
+    query_scale,
+    codes,
+    values,
+    cat_columns,
+    cont_columns,
+    limit,
+    counts,
+    rows,
+    sums,
+    offset,
+    nearest,
+    found,
+):
+    n_queries, n_rows, k = narrow.shape[0], codes.shape[1], nearest.shape[1]
     n_columns = cat_columns.shape[0] + cont_columns.shape[0]
-    nearest = np.full((n_queries, k), np.inf)
-    found = np.full((n_queries, k), -1, dtype=np.int64)
-    limit = np.full(n_queries, np.inf)
-    rows, sums = np.empty(TILE, np.int64), np.empty(TILE, np.float64)
     start, size = np.int64(0), np.int64(FIRST_TILE)  # not literals: one compiled `survivors`
     while start < n_rows:
         width = min(size, n_rows - start)
@@ -188,7 +204,6 @@ def _k_nearest_rows(narrow, held, unheld, query_values, query_low, query_span, q
             if nearest[q, k - 1] < last:  # a row must come below the k-th: at most the double before it
                 limit[q] = largest_sum(np.nextafter(nearest[q, k - 1], -np.inf), n_columns)
         start, size = start + width, min(2 * size, TILE)
-    return nearest, found
 
 
 @numba.njit(nogil=True, cache=True)
@@ -223,9 +238,12 @@ def narrowed(query_codes, codes):
     return narrow, held, (~held).sum(axis=1, dtype=np.int64)
 
 
-def _counts(cat_columns):
-    """The tile's mismatch counts: bytes (64 rows per vector) while they fit, else int32."""
-    return np.empty(TILE, np.uint8 if cat_columns.shape[0] <= _MOST_NARROW_COUNTS else np.int32)
+def _scratch(n_queries, n_categorical):
+    """Per query, the bound on `fl(S + M)` (none yet: inf); per tile, the mismatch counts (bytes, 64
+    rows per vector, while they fit, else int32), the kept rows and their sums. Allocated here:
+    each allocation in Numba compiles a function of its own."""
+    counts = np.empty(TILE, np.uint8 if n_categorical <= _MOST_NARROW_COUNTS else np.int32)
+    return np.full(n_queries, np.inf), counts, np.empty(TILE, np.int64), np.empty(TILE, np.float64)
 
 
 @numba.njit(nogil=True, cache=True)

@@ -31,6 +31,13 @@ the double before the k-th so far) can thus never keep a row once `fl(S' + M)` e
 When most rows survive (no bound yet, or no categorical column), steps 1 and 2 run over the whole
 tile without a list until a column drops at least half of it. The reducers and the steps share this
 module because Numba's cache of a function is renewed only when its own file changes.
+
+A fresh process without that cache compiles each kernel (a few seconds per code type), so the
+compiled code is kept small: the steps are plain loops in one function, `survivors`, compiled once
+per code and count type for both reducers (each function costs a compilation of its own, and
+inlining at Numba's IR level copies the IR per call); its arguments are arrays and numbers, never
+tuples or literals (each literal argument compiles another version); and the count type and the
+narrowed query codes are chosen in Python, so only the version a block needs is compiled.
 """
 
 from __future__ import annotations
@@ -51,7 +58,6 @@ _MOST_NARROW_COUNTS = np.iinfo(np.uint8).max
 """Up to this many categorical columns, mismatches are counted in bytes (64 rows per vector)."""
 
 
-@numba.njit(nogil=True, cache=True)
 def best_match_histograms(query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, secret, n_secret_codes):
     """Per query, the minimum distance (inf for an empty block) and the histogram of `secret` there.
 
@@ -62,30 +68,60 @@ def best_match_histograms(query_codes, query_values, query_low, query_span, quer
     column by column; cat_columns (c,) and cont_columns (v,) pick its searched columns. secret (n,)
     int32: the secret's code per row, below n_secret_codes.
     """
-    arguments = (query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, secret, n_secret_codes)
-    if fits_bytes(cat_columns.shape[0]):
-        return _best_match_histograms(*arguments, np.empty(TILE, np.uint8))
-    return _best_match_histograms(*arguments, np.empty(TILE, np.int32))
+    best = np.full(query_codes.shape[0], np.inf)
+    histogram = np.zeros((query_codes.shape[0], n_secret_codes), dtype=np.int32)
+    search = (*narrowed(query_codes, codes), query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns)
+    _best_match_histograms(*search, *_scratch(query_codes.shape[0], cat_columns.shape[0]), secret, best, histogram)
+    return best, histogram
 
 
 @numba.njit(nogil=True, cache=True)
 def _best_match_histograms(
-    query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, secret, n_secret_codes, counts
+    narrow,
+    held,
+    unheld,
+    query_values,
+    query_low,
+    query_span,
+    query_scale,
+    codes,
+    values,
+    cat_columns,
+    cont_columns,
+    limit,
+    counts,
+    rows,
+    sums,
+    secret,
+    best,
+    histogram,
 ):
-    n_queries, n_rows = query_codes.shape[0], secret.shape[0]
+    n_queries, n_rows = narrow.shape[0], secret.shape[0]
     n_columns = cat_columns.shape[0] + cont_columns.shape[0]
-    query = (*narrowed(query_codes, codes), query_values, query_low, query_span, query_scale)
-    block = (codes, values, cat_columns, cont_columns)
-    best = np.full(n_queries, np.inf)
-    limit = np.full(n_queries, np.inf)
-    histogram = np.zeros((n_queries, n_secret_codes), dtype=np.int32)
-    work = scratch(counts)
-    rows, sums = work[1], work[2]
-    start, size = 0, FIRST_TILE
+    start, size = np.int64(0), np.int64(FIRST_TILE)  # not literals: one compiled `survivors`
     while start < n_rows:
         width = min(size, n_rows - start)
         for q in range(n_queries):
-            kept = survivors(q, start, width, query, block, limit[q], work)
+            kept = survivors(
+                q,
+                start,
+                width,
+                narrow,
+                held,
+                unheld,
+                query_values,
+                query_low,
+                query_span,
+                query_scale,
+                codes,
+                values,
+                cat_columns,
+                cont_columns,
+                limit[q],
+                counts,
+                rows,
+                sums,
+            )
             lowered = False
             for i in range(kept):
                 distance = sums[i] / n_columns
@@ -97,10 +133,8 @@ def _best_match_histograms(
             if lowered:  # rows beyond the minimum are dropped
                 limit[q] = largest_sum(best[q], n_columns)
         start, size = start + width, min(2 * size, TILE)
-    return best, histogram
 
 
-@numba.njit(nogil=True, cache=True)
 def k_nearest_rows(query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, k, offset):
     """Per query, the k smallest distances and their rows, sorted by (distance, row); pads: inf, -1.
 
@@ -108,28 +142,60 @@ def k_nearest_rows(query_codes, query_values, query_low, query_span, query_scale
     position in the block; the block's rows come in increasing index, so among equal distances the
     lower index is kept first, as in the whole table.
     """
-    arguments = (query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, k, offset)
-    if fits_bytes(cat_columns.shape[0]):
-        return _k_nearest_rows(*arguments, np.empty(TILE, np.uint8))
-    return _k_nearest_rows(*arguments, np.empty(TILE, np.int32))
+    nearest = np.full((query_codes.shape[0], k), np.inf)
+    found = np.full((query_codes.shape[0], k), -1, dtype=np.int64)
+    search = (*narrowed(query_codes, codes), query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns)
+    _k_nearest_rows(*search, *_scratch(query_codes.shape[0], cat_columns.shape[0]), offset, nearest, found)
+    return nearest, found
 
 
 @numba.njit(nogil=True, cache=True)
-def _k_nearest_rows(query_codes, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, k, offset, counts):
-    n_queries, n_rows = query_codes.shape[0], codes.shape[1]
+def _k_nearest_rows(
+    narrow,
+    held,
+    unheld,
+    query_values,
+    query_low,
+    query_span,
+    query_scale,
+    codes,
+    values,
+    cat_columns,
+    cont_columns,
+    limit,
+    counts,
+    rows,
+    sums,
+    offset,
+    nearest,
+    found,
+):
+    n_queries, n_rows, k = narrow.shape[0], codes.shape[1], nearest.shape[1]
     n_columns = cat_columns.shape[0] + cont_columns.shape[0]
-    query = (*narrowed(query_codes, codes), query_values, query_low, query_span, query_scale)
-    block = (codes, values, cat_columns, cont_columns)
-    nearest = np.full((n_queries, k), np.inf)
-    found = np.full((n_queries, k), -1, dtype=np.int64)
-    limit = np.full(n_queries, np.inf)
-    work = scratch(counts)
-    rows, sums = work[1], work[2]
-    start, size = 0, FIRST_TILE
+    start, size = np.int64(0), np.int64(FIRST_TILE)  # not literals: one compiled `survivors`
     while start < n_rows:
         width = min(size, n_rows - start)
         for q in range(n_queries):
-            kept = survivors(q, start, width, query, block, limit[q], work)
+            kept = survivors(
+                q,
+                start,
+                width,
+                narrow,
+                held,
+                unheld,
+                query_values,
+                query_low,
+                query_span,
+                query_scale,
+                codes,
+                values,
+                cat_columns,
+                cont_columns,
+                limit[q],
+                counts,
+                rows,
+                sums,
+            )
             last = nearest[q, k - 1]
             for i in range(kept):
                 distance = sums[i] / n_columns
@@ -138,7 +204,6 @@ def _k_nearest_rows(query_codes, query_values, query_low, query_span, query_scal
             if nearest[q, k - 1] < last:  # a row must come below the k-th: at most the double before it
                 limit[q] = largest_sum(np.nextafter(nearest[q, k - 1], -np.inf), n_columns)
         start, size = start + width, min(2 * size, TILE)
-    return nearest, found
 
 
 @numba.njit(nogil=True, cache=True)
@@ -165,172 +230,108 @@ def largest_sum(bound, n_columns):
     return t
 
 
-@numba.njit(nogil=True, cache=True)
 def narrowed(query_codes, codes):
     """The query codes in the block's code type, whether that type holds each of them, and per
     query how many it does not hold (those columns mismatch every row of the block)."""
-    narrow = np.zeros(query_codes.shape, codes.dtype)
-    held = np.zeros(query_codes.shape, np.bool_)
-    unheld = np.zeros(query_codes.shape[0], np.int64)
-    for q in range(query_codes.shape[0]):
-        for j in range(query_codes.shape[1]):
-            narrow[q, j] = query_codes[q, j]
-            held[q, j] = narrow[q, j] == query_codes[q, j]
-            unheld[q] += not held[q, j]
-    return narrow, held, unheld
+    narrow = query_codes.astype(codes.dtype)
+    held = narrow == query_codes
+    return narrow, held, (~held).sum(axis=1, dtype=np.int64)
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
-def fits_bytes(n_categorical):
-    """Whether mismatch counts of this many categorical columns fit in bytes (64 rows per vector)."""
-    return n_categorical <= _MOST_NARROW_COUNTS
+def _scratch(n_queries, n_categorical):
+    """Per query, the bound on `fl(S + M)` (none yet: inf); per tile, the mismatch counts (bytes, 64
+    rows per vector, while they fit, else int32), the kept rows and their sums. Allocated here:
+    each allocation in Numba compiles a function of its own."""
+    counts = np.empty(TILE, np.uint8 if n_categorical <= _MOST_NARROW_COUNTS else np.int32)
+    return np.full(n_queries, np.inf), counts, np.empty(TILE, np.int64), np.empty(TILE, np.float64)
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
-def scratch(counts):
-    """The tile's mismatch counts (given, bytes or int32), positions of its kept rows and their sums."""
-    return counts, np.empty(TILE, np.int64), np.empty(TILE, np.float64)
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def survivors(q, start, width, query, block, limit, work):
+@numba.njit(nogil=True, cache=True)
+def survivors(
+    q, start, width, narrow, held, unheld, query_values, query_low, query_span, query_scale, codes, values, cat_columns, cont_columns, limit, counts, rows, sums
+):
     """How many rows of the tile `start` to `start + width` may have `fl(S + M) <= limit` for query
-    q; their positions in the tile (increasing) and `fl(S + M)` in `work[1]` and `work[2]`.
+    q; their positions in the tile (increasing) in `rows` and `fl(S + M)` in `sums`.
 
-    query: the narrowed codes, held flags and unheld counts (`narrowed`), values, low, span and scale of the
-    queries; block: codes, values, cat_columns and cont_columns of the block.
+    narrow, held, unheld: the queries' codes in the block's type, whether it holds them and per query
+    how many it does not (`narrowed`); the other arguments as for the kernels.
     """
-    narrow, held, unheld, query_values, query_low, query_span, query_scale = query
-    codes, values, cat_columns, cont_columns = block
-    counts, rows, sums = work
     n_cat, n_cont = cat_columns.shape[0], cont_columns.shape[0]
-    screen = limit - unheld[q]  # the unheld columns mismatch every row
+    unheld_q = unheld[q]
+    screen = limit - unheld_q  # the unheld columns mismatch every row
     if screen < 0:
         return 0
-    if n_cat > 0 and screen < n_cat:
-        kept = _screened(q, start, width, narrow, held, codes, cat_columns, _as_count(counts, screen), work)
-        dense = False
-    else:
-        _count_all(q, start, width, narrow, held, codes, cat_columns, counts)
-        kept, dense = width, True
+    counted = counts[:width]  # the mismatches of the columns whose query code the block's type holds
+    counted[:] = 0
+    for j in range(n_cat):
+        if held[q, j]:
+            column = codes[cat_columns[j], start : start + width]
+            code = narrow[q, j]
+            for r in range(width):
+                counted[r] += column[r] != code
+    dense = n_cat == 0 or screen >= n_cat
+    kept = width
+    if not dense:  # list the rows with at most `within` mismatches, a 64-bit mask per chunk
+        most = counts[:1].copy()  # the largest count within the screen, in the counts' type
+        most[0] = int(screen)
+        within = most[0]
+        kept = 0
+        for chunk in range(0, width, CHUNK):
+            mask = np.uint64(0)
+            if chunk + CHUNK <= width:  # a slice and a constant trip count: the loop is vectorised
+                counted_chunk = counted[chunk : chunk + CHUNK]
+                for b in range(CHUNK):
+                    mask |= np.uint64(counted_chunk[b] <= within) << np.uint64(b)
+            else:
+                counted_chunk = counted[chunk:width]
+                for b in range(width - chunk):
+                    mask |= np.uint64(counted_chunk[b] <= within) << np.uint64(b)
+            while mask:
+                rows[kept] = chunk + trailing_zeros(mask)
+                kept += 1
+                mask &= mask - np.uint64(1)
     sums[:kept] = 0.0
     for j in range(n_cont):
         if kept == 0:
             return 0
         column = values[cont_columns[j], start : start + width]
         x = query_values[q, j]
-        if np.isnan(x):
-            _add_presence(column, rows, kept, dense, sums)
-        else:
-            _add_scaled(column, rows, kept, dense, sums, x, query_low[q, j], query_span[q, j], query_scale[q, j])
-        if j < n_cont - 1:
+        if np.isnan(x):  # 0 to a missing row value, 1 to a present one
             if dense:
-                left = _left(counts, sums, width, unheld[q], limit)
-                if 2 * left <= width:
-                    kept = _compacted(counts, rows, sums, width, True, unheld[q], limit)
-                    dense = False
+                for r in range(kept):
+                    sums[r] += column[r] == column[r]
             else:
-                kept = _compacted(counts, rows, sums, kept, False, unheld[q], limit)
+                for i in range(kept):
+                    y = column[rows[i]]
+                    sums[i] += y == y
+        else:  # the row's place on the query's scale against x, at most 1 (NaN, a missing row value, gives 1)
+            low, span, scale = query_low[q, j], query_span[q, j], query_scale[q, j]  # `y * 1.0` is y exactly
+            if dense:
+                for r in range(kept):
+                    d = abs((column[r] * scale - low) / span - x)
+                    sums[r] += d if d < 1.0 else 1.0
+            else:
+                for i in range(kept):
+                    d = abs((column[rows[i]] * scale - low) / span - x)
+                    sums[i] += d if d < 1.0 else 1.0
+        if j == n_cont - 1:
+            break
+        if dense:  # list the whole tile once a column drops at least half of it
+            left = 0
+            for r in range(width):
+                left += sums[r] + (counted[r] + unheld_q) <= limit
+            if 2 * left > width:
+                continue
+        left = 0  # keep the rows still within the limit, in order
+        for i in range(kept):
+            r = i if dense else rows[i]
+            s = sums[i]
+            rows[left], sums[left] = r, s
+            left += s + (counted[r] + unheld_q) <= limit
+        kept, dense = left, False
     if dense:
         for r in range(width):
             rows[r] = r
     for i in range(kept):
-        sums[i] += counts[rows[i]] + unheld[q]
+        sums[i] += counted[rows[i]] + unheld_q
     return kept
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _as_count(counts, screen):
-    """The largest count at most `screen` (0 <= screen < its type's maximum), in the counts' type."""
-    most = counts[:1].copy()
-    most[0] = int(screen)
-    return most[0]
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _screened(q, start, width, narrow, held, codes, cat_columns, most, work):
-    """Count the mismatches and list the rows with at most `most` of them, a 64-bit mask of the
-    kept rows per chunk."""
-    counts, rows, _ = work
-    _count_all(q, start, width, narrow, held, codes, cat_columns, counts)
-    kept = 0
-    for chunk in range(0, width, CHUNK):
-        if chunk + CHUNK <= width:
-            kept = _listed(counts[chunk : chunk + CHUNK], CHUNK, chunk, most, rows, kept)
-        else:
-            kept = _listed(counts[chunk:width], width - chunk, chunk, most, rows, kept)
-    return kept
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _listed(counted, size, chunk, most, rows, kept):
-    mask = np.uint64(0)
-    for b in range(size):
-        mask |= np.uint64(counted[b] <= most) << np.uint64(b)
-    while mask:
-        rows[kept] = chunk + trailing_zeros(mask)
-        kept += 1
-        mask &= mask - np.uint64(1)
-    return kept
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _count_all(q, start, width, narrow, held, codes, cat_columns, counts):
-    """The tile's mismatches of the columns whose query code the block's type holds."""
-    counted = counts[:width]
-    counted[:] = 0
-    for j in range(cat_columns.shape[0]):
-        if not held[q, j]:
-            continue
-        column = codes[cat_columns[j], start : start + width]
-        code = narrow[q, j]
-        for r in range(width):
-            counted[r] += column[r] != code
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _add_presence(column, rows, kept, dense, sums):
-    """A missing query value: 0 to a missing row value, 1 to a present one."""
-    if dense:
-        for r in range(kept):
-            y = column[r]
-            sums[r] += y == y
-    else:
-        for i in range(kept):
-            y = column[rows[i]]
-            sums[i] += y == y
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _add_scaled(column, rows, kept, dense, sums, x, low, span, scale):
-    """A present query value: the row's place on the query's scale against x, at most 1 (NaN, a
-    missing row value, gives 1). `y * 1.0` is y exactly, so scale 1 needs no branch of its own."""
-    if dense:
-        for r in range(kept):
-            d = abs((column[r] * scale - low) / span - x)
-            sums[r] += d if d < 1.0 else 1.0
-    else:
-        for i in range(kept):
-            d = abs((column[rows[i]] * scale - low) / span - x)
-            sums[i] += d if d < 1.0 else 1.0
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _left(counts, sums, width, unheld, limit):
-    """How many rows of a whole tile are still within the limit."""
-    left = 0
-    for r in range(width):
-        left += sums[r] + (counts[r] + unheld) <= limit
-    return left
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _compacted(counts, rows, sums, kept, dense, unheld, limit):
-    """Keep the rows still within the limit, in order; returns how many."""
-    left = 0
-    for i in range(kept):
-        r = i if dense else rows[i]
-        s = sums[i]
-        rows[left], sums[left] = r, s
-        left += s + (counts[r] + unheld) <= limit
-    return left

@@ -13,7 +13,7 @@ from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.attacks.base import AttributeAttack, Predictions
 from alc_dask.attacks.registry import register_attack
 from alc_dask.engine import runner
-from alc_dask.engine.runner import BatchSizing
+from alc_dask.engine.runner import Backlog, BatchSizing
 from alc_dask.engine.task import ScenarioOutcome
 from alc_dask.jobs import JobSpec, validate_job
 
@@ -112,3 +112,56 @@ def test_batched_scores_equal_one_task_per_scenario(tmp_path, one_worker, monkey
     single = run_job(quick_job(tmp_path, 12), client=one_worker, progress=False, out=tmp_path / "single")
     columns = ["scenario_id", "status", "alc", "base_prc", "attack_prc", "pairs"]
     assert (batched["status"] == "ok").all() and batched[columns].equals(single[columns])
+
+
+def test_a_batch_holds_the_scenarios_of_one_preferred_worker_and_the_queues_take_turns():
+    preference = {i: ("a", "b", None)[i % 3] for i in range(20)}
+    backlog = Backlog(list(range(20)), preference.get)
+    batches = []
+    while backlog:
+        batches.append(backlog.take(4))
+    assert sorted(sum(batches, [])) == list(range(20)) and len(backlog) == 0
+    assert all(len({preference[i] for i in batch}) == 1 for batch in batches)
+    assert [preference[batch[0]] for batch in batches[:4]] == ["a", "b", None, "a"]
+    assert batches[0] == [0, 3, 6, 9]  # in order within a queue
+
+
+@pytest.fixture
+def two_workers_without_stealing():
+    """Work stealing off, so that every task runs on the worker it prefers."""
+    with (
+        dask.config.set({"distributed.scheduler.work-stealing": False}),
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def test_ml_scenarios_of_two_releases_of_one_original_run_on_the_same_worker_whatever_the_batches(tmp_path, two_workers_without_stealing, monkeypatch):
+    """A weak release's ML baselines are those trained for the strong release of the same original,
+    remembered in the worker that trained them: each scenario must go there, however the scenarios
+    are batched (batch sizes follow the scenarios' times, which differ between the releases)."""
+    tables = make_demo_release(300, seed=0)
+    for name in ("original", "weak", "strong"):
+        tables[name].to_parquet(tmp_path / f"{name}.parquet")
+    secrets = ["sex", "region", "education", "married", "condition", "occupation"]
+    scenarios = [{"secret": secret, "known": known} for secret in secrets for known in (["age", "income"], ["age", "hours_per_week"])]
+
+    def run(release: str, batch: int):
+        monkeypatch.setattr(BatchSizing, "size", lambda self, remaining: batch)
+        job = {
+            "name": release,
+            "release": {"original": str(tmp_path / "original.parquet"), "anonymized": [str(tmp_path / f"{release}.parquet")]},
+            "scenarios": scenarios,
+            "attacks": ["best_row_match"],
+            "baselines": ["ml"],
+            "halting": {"min_pairs": 20, "check_every": 20},
+            "output": str(tmp_path / release),
+        }
+        scores = run_job(validate_job(job), client=two_workers_without_stealing, progress=False)
+        assert (scores["status"] == "ok").all()
+        return scores.set_index(scores["secret"] + "|" + scores["known"].map(",".join))["worker"]
+
+    strong, weak = run("strong", 4), run("weak", 3)
+    assert strong.nunique() == 2  # both workers trained baselines
+    assert weak.reindex(strong.index).equals(strong)

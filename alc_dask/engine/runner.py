@@ -152,12 +152,12 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
     tasks = ScenarioTasks(client, release, context)
     threads = sum(client.nthreads().values()) or 1
     sizing = BatchSizing(threads)
-    waiting = deque(scenarios)
+    waiting = Backlog(scenarios, tasks.preferred_worker)
     running = as_completed(with_results=True, raise_errors=False, loop=client.loop)
 
     def submit_next() -> None:
         if waiting:
-            running.add(tasks.submit([waiting.popleft() for _ in range(min(sizing.size(len(waiting)), len(waiting)))]))
+            running.add(tasks.submit(waiting.take(sizing.size(len(waiting)))))
 
     for _ in range((TASKS_PER_THREAD_PARTITIONED if release.partitioned else TASKS_PER_THREAD) * threads):
         submit_next()
@@ -185,6 +185,34 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
         progress.close()
         tasks.cancel()
         store.flush()  # what finished before Ctrl-C or an error is saved
+
+
+class Backlog:
+    """The scenarios not yet submitted, queued by the worker each prefers (``ScenarioTasks.preferred_worker``),
+    so that a batch holds the scenarios of one preference: a batch runs on one worker, and a scenario
+    batched with another worker's would redo there the work remembered on its own (a weak release's
+    ML baselines, trained for the strong release of the same original). Queues take turns, one
+    batch each."""
+
+    def __init__(self, scenarios: list[Scenario], preferred_worker):
+        self._queues: dict[str | None, deque[Scenario]] = {}
+        for scenario in scenarios:
+            self._queues.setdefault(preferred_worker(scenario), deque()).append(scenario)
+        self._turns = deque(self._queues)
+        self._left = len(scenarios)
+
+    def __len__(self) -> int:
+        return self._left
+
+    def take(self, most: int) -> list[Scenario]:
+        """Up to ``most`` scenarios of the next queue in turn."""
+        while not self._queues[self._turns[0]]:
+            self._turns.popleft()
+        queue = self._queues[self._turns[0]]
+        self._turns.rotate(-1)
+        batch = [queue.popleft() for _ in range(min(most, len(queue)))]
+        self._left -= len(batch)
+        return batch
 
 
 def _results_cut_off(record: logging.LogRecord) -> bool:
@@ -260,8 +288,9 @@ class ScenarioTasks:
 
     def submit(self, batch: list[Scenario], attempt: int = 0):
         key = f"scenarios-{self.token}-{len(self.futures)}"
-        preferred = self._worker_for(batch)
-        future = self.client.submit(run_scenarios, *self.shared, batch, key=key, workers=preferred, allow_other_workers=preferred is not None)
+        preferred = self.preferred_worker(batch[0])  # a batch holds the scenarios of one preference (``Backlog``)
+        workers = None if preferred is None else [preferred]
+        future = self.client.submit(run_scenarios, *self.shared, batch, key=key, workers=workers, allow_other_workers=preferred is not None)
         self.submitted[key] = (batch, attempt)
         self.futures.append(future)
         return future
@@ -290,13 +319,13 @@ class ScenarioTasks:
     def cancel(self) -> None:
         self.client.cancel(self.futures)
 
-    def _worker_for(self, batch: list[Scenario]) -> list[str] | None:
-        """The worker that runs every batch whose first scenario with reusable work shares it: a
+    def preferred_worker(self, scenario: Scenario) -> str | None:
+        """The worker that runs every scenario with the same reusable work (``shared_work``): a
         preference the scheduler drops for a worker gone or busy (work stealing), never a requirement."""
-        work = next((shared for scenario in batch if (shared := scenario.family.shared_work(scenario.seed))), None)
+        work = scenario.family.shared_work(scenario.seed)
         if work is None or self.release.partitioned or not self.workers:
             return None
-        return [self.workers[int.from_bytes(hashlib.sha256(work.encode()).digest()[:8], "big") % len(self.workers)]]
+        return self.workers[int.from_bytes(hashlib.sha256(work.encode()).digest()[:8], "big") % len(self.workers)]
 
     def _scatter(self) -> list:
         try:

@@ -183,16 +183,8 @@ class AlcFamily(EvaluationFamily):
         p = self.params
         if p.baseline != "ml":
             return None
-        return json.dumps(
-            [
-                p.secret,
-                sorted(p.known),
-                p.baseline_settings.model_dump(mode="json"),
-                p.measure.model_dump(mode="json"),
-                seed,
-                p.tolerance and p.tolerance.model_dump(),
-            ]
-        )
+        settings = (p.baseline_settings, p.measure, p.tolerance)  # serialized by pydantic's core: computed for every scenario of a job
+        return json.dumps([p.secret, sorted(p.known), seed, *(s.model_dump_json() if s else None for s in settings)])
 
     def check(self, release) -> None:
         release.usable_tables(self.params.secret, self.params.known)

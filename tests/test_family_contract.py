@@ -21,7 +21,7 @@ from alc_dask.testing import ContractError, check_family, demo_columns
 from alc_dask.testing.contract import check_declarations, examples_of, registered
 from alc_dask.testing.demo import family_entries, write_demo, write_job
 from alc_dask.testing.leak import check_copy_worse_than_fresh, check_exposure
-from alc_dask.testing.planning import check_measures, evaluated_here, planned
+from alc_dask.testing.planning import check_measures, evaluated_here, pickled_by_value, planned
 from alc_dask.testing.values import same
 
 LONG = {"identification", "relative_threat"}
@@ -133,6 +133,14 @@ def test_entries_that_do_not_plan_on_the_demo_release_are_named(tmp_path):
     with pytest.raises(ContractError, match=re.escape("family 'linkability', check_examples: the entries do not plan on the demo release:")) as error:
         planned(get_family("linkability"), job)
     assert "aux_cols[0]: 'agee' is not a column of the release" in str(error.value)
+
+
+def test_evaluations_that_pickle_only_by_value_are_named():
+    from pydantic import create_model
+
+    hidden = create_model("NotItsName", x=(int, 0))  # this module has no attribute of that name
+    assert "NotItsName" in pickled_by_value([hidden()])
+    assert pickled_by_value([get_family("singling_out")(mode="univariate")]) is None
 
 
 def test_a_check_refuses_a_folder_holding_files(tmp_path):

@@ -32,19 +32,22 @@ class _SettingsSpec(BaseModel):
         return self
 
 
-def _strict_model(settings: type) -> type[BaseModel]:
+def _strict_model(settings: type, name: str) -> type[BaseModel]:
+    """The mirror of ``settings``, named as this module's attribute that holds it: scenarios carry
+    instances to the workers, and a class found by its name is pickled by reference, not rebuilt
+    from its definition in every task."""
     skip = _DERIVED.get(settings, set())
     fields = {f.name: (f.type, f.default) for f in dataclasses.fields(settings) if f.name not in skip}
-    model = create_model(f"{settings.__name__}Spec", __base__=_SettingsSpec, **fields)
+    model = create_model(name, __base__=_SettingsSpec, __module__=__name__, **fields)
     model.settings_class = settings
     model.__doc__ = settings.__doc__
     return model
 
 
-HaltingSpec = _strict_model(HaltingRules)
-MeasureSpec = _strict_model(MeasureSettings)
-BaselineSpec = _strict_model(BaselineSettings)
-ToleranceSpec = _strict_model(Tolerance)
+HaltingSpec = _strict_model(HaltingRules, "HaltingSpec")
+MeasureSpec = _strict_model(MeasureSettings, "MeasureSpec")
+BaselineSpec = _strict_model(BaselineSettings, "BaselineSpec")
+ToleranceSpec = _strict_model(Tolerance, "ToleranceSpec")
 
 
 def to_settings(spec: BaseModel, settings: type):

@@ -52,7 +52,7 @@ def test_counts_worst_and_best_per_secret():
     assert summary.verdict_counts.to_numpy().sum() == len(ok) == len(summary.verdict.evaluations)
     labels = pd.Series({(e.release, e.id): e.label for e in summary.verdict.evaluations})
     for (release, family), counts in summary.verdict_counts.iterrows():
-        assert family == "alc" and list(counts.index) == ["flagged", "inconclusive", "pass"]
+        assert family == "alc" and list(counts.index) == ["flagged", "inconclusive", "pass", "not_informative"]
         assert counts.to_dict() == {label: int((labels[release] == label).sum()) for label in counts.index}
     section = summary.section("Attribute inference")
     assert list(section.tables["Worst scenarios"]["alc"]) == sorted(ok["alc"], reverse=True)[:10]

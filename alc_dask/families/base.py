@@ -332,6 +332,14 @@ class EvaluationFamily:
         return None
 
     @classmethod
+    def not_informative(cls, row: Mapping[str, Any]) -> str | None:
+        """Why one stored row cannot speak of the release whatever its headline (a constant secret,
+        a baseline that leaves no room to show a loss, nothing attacked), as the sentence of
+        evidence: the evaluation is then labelled not informative, neither blocking a pass nor
+        counted as inconclusive. By default None: it can."""
+        return None
+
+    @classmethod
     def evidence(cls, row: Mapping[str, Any]) -> str:
         """One sentence a custodian understands of what one evaluation found."""
         return f"{cls.headline} {_number(row.get(cls.headline)):.3g}"

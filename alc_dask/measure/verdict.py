@@ -4,8 +4,10 @@ A headline measured with an interval ``[low, high]`` is judged against a thresho
 **flagged** when the whole interval is past the threshold (``low >= threshold``), **pass** when the
 whole interval is below it (``high < threshold``), **inconclusive** when it straddles. A point past
 the threshold whose interval reaches below it is therefore inconclusive: the evidence does not yet
-say. The rule and its three values are the project's own; the thresholds are each family's, with
-their sources.
+say. An evaluation that cannot speak of the release at all (a constant secret, a secret the
+baseline already infers for nearly everyone, no predicate made) is **not informative**: its own
+label, below pass, that neither blocks a pass nor counts as inconclusive. The rule and its values
+are the project's own; the thresholds are each family's, with their sources.
 """
 
 from __future__ import annotations
@@ -19,13 +21,16 @@ from alc_dask.measure.risk import RiskThresholds
 
 
 class Label(StrEnum):
+    NOT_INFORMATIVE = "not_informative"
     PASS = "pass"
     INCONCLUSIVE = "inconclusive"
     FLAGGED = "flagged"
 
 
-SEVERITY = (Label.PASS, Label.INCONCLUSIVE, Label.FLAGGED)
-"""Labels from best to worst: a release's verdict is its evaluations' worst."""
+SEVERITY = (Label.NOT_INFORMATIVE, Label.PASS, Label.INCONCLUSIVE, Label.FLAGGED)
+"""Labels from best to worst: a release's verdict is its informative evaluations' worst."""
+VERDICTS = (Label.PASS, Label.INCONCLUSIVE, Label.FLAGGED)
+"""What a release's verdict can be: not informative is an evaluation's label, never a release's."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,14 @@ def interval_label(low: float, high: float, threshold: float) -> Label:
 def worst(labels) -> Label:
     """The worst of ``labels`` (pass when there are none: nothing was found)."""
     return max((Label(label) for label in labels), key=SEVERITY.index, default=Label.PASS)
+
+
+def release_verdict(labels) -> Label:
+    """A release's verdict from its evaluations' labels: the worst informative one; inconclusive
+    when no evaluation could speak of the release (none ran, or none was informative), since
+    nothing measured is not a pass."""
+    informative = [Label(label) for label in labels if Label(label) is not Label.NOT_INFORMATIVE]
+    return worst(informative) if informative else Label.INCONCLUSIVE
 
 
 def trials_to_settle(point: float, low: float, high: float, trials: float, threshold: float) -> int | None:

@@ -22,7 +22,7 @@ from alc_dask.report.regulator import ICO, ICO_SOURCE, WP29, WP29_SOURCE, regula
 from alc_dask.report.scorecard import headline_text, number, scorecard
 from alc_dask.report.style import CSS
 from alc_dask.report.summary import VERDICT_LABELS, Summary
-from alc_dask.report.verdict import EvaluationVerdict, Verdict
+from alc_dask.report.verdict import EvaluationVerdict, Verdict, label_text
 
 PER_RECORD = "record"
 """A table with this column is per record of the original: never in the external report."""
@@ -79,7 +79,7 @@ def _section(anchor: str, heading: str, content: str, page: bool) -> str:
 
 def _verdict(summary: Summary) -> str:
     verdict = summary.verdict
-    counts = [f"{sum(e.label == label for e in verdict.evaluations)} {label}" for label in VERDICT_LABELS]
+    counts = [f"{n} {label_text(label)}" for label in VERDICT_LABELS if (n := sum(e.label == label for e in verdict.evaluations)) or label != "not_informative"]
     failed = f" · {verdict.failed} failed (a failure makes a passing verdict inconclusive)" if verdict.failed else ""
     return (
         f"<div class='verdict {verdict.verdict}'><p class='word'>{verdict.verdict}</p>"
@@ -96,11 +96,17 @@ def _scorecard(verdict: Verdict) -> str:
 
 
 def _evidence(verdict: Verdict) -> str:
-    attention = [e for e in verdict.evaluations if e.label != "pass"]
+    attention = [e for e in verdict.evaluations if e.label not in ("pass", "not_informative")]
     passed = [e for e in verdict.evaluations if e.label == "pass"]
+    silent = [e for e in verdict.evaluations if e.label == "not_informative"]
     parts = [f"<ol class='evidence'>{''.join(map(_evidence_item, attention))}</ol>" if attention else "<p>No evaluation is flagged or inconclusive.</p>"]
     if passed:
         parts.append(f"<details><summary>{len(passed)} evaluation(s) pass</summary><ol class='evidence'>{''.join(map(_evidence_item, passed))}</ol></details>")
+    if silent:
+        parts.append(
+            f"<details><summary>{len(silent)} evaluation(s) not informative (they cannot speak of this release; the verdict leaves them out)</summary>"
+            f"<ol class='evidence'>{''.join(map(_evidence_item, silent))}</ol></details>"
+        )
     return "".join(parts)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-LABELS = ("flagged", "inconclusive", "pass", "not evaluated")
+LABELS = ("flagged", "inconclusive", "pass", "not_informative", "not informative", "not evaluated")
 _DECIMALS = 3
 WIDE = 10
 """Columns from which a table's headers stand upright: their words, not the numbers below them,
@@ -56,7 +56,8 @@ def _cell(value) -> str:
 
 
 def badge(label: str) -> str:
-    return f"<span class='label {label.replace(' ', '-')}'>{html.escape(label)}</span>"
+    words = label.replace("_", " ")
+    return f"<span class='label {words.replace(' ', '-')}'>{html.escape(words)}</span>"
 
 
 def header(name) -> str:

@@ -8,9 +8,9 @@ import math
 import pandas as pd
 
 from alc_dask.families import get_family
-from alc_dask.report.verdict import EvaluationVerdict, Headline, Verdict
+from alc_dask.report.verdict import EvaluationVerdict, Headline, Verdict, label_text
 
-COLUMNS = ["family", "headline measures", "threshold", "threshold source", "flagged", "inconclusive", "pass", "worst headline"]
+COLUMNS = ["family", "headline measures", "threshold", "threshold source", "flagged", "inconclusive", "pass", "not informative", "worst headline"]
 
 
 def scorecard(verdict: Verdict) -> pd.DataFrame:
@@ -18,7 +18,7 @@ def scorecard(verdict: Verdict) -> pd.DataFrame:
     rows = []
     for family, evaluations in by_family(verdict.evaluations).items():
         worst = evaluations[0]
-        counts = {label: sum(e.label == label for e in evaluations) for label in ("flagged", "inconclusive", "pass")}
+        counts = {label_text(label): sum(e.label == label for e in evaluations) for label in ("flagged", "inconclusive", "pass", "not_informative")}
         rows.append(
             {
                 "family": family,

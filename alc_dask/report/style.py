@@ -8,7 +8,13 @@ verdict and its evidence starts a page, rows and figures are never cut, table he
 the labels keep their colours.
 """
 
-LABEL_COLOURS = {"flagged": ("#b3261e", "#fff"), "inconclusive": ("#f0b400", "#1a1a1a"), "pass": ("#1e7b34", "#fff"), "not-evaluated": ("#d0d0d0", "#1a1a1a")}
+LABEL_COLOURS = {
+    "flagged": ("#b3261e", "#fff"),
+    "inconclusive": ("#f0b400", "#1a1a1a"),
+    "pass": ("#1e7b34", "#fff"),
+    "not-informative": ("#d0d0d0", "#1a1a1a"),
+    "not-evaluated": ("#d0d0d0", "#1a1a1a"),
+}
 """Label -> background and text colour."""
 
 _LABELS = "".join(f".label.{name},.verdict.{name}{{background:{bg};color:{fg}}}" for name, (bg, fg) in LABEL_COLOURS.items())

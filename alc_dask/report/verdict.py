@@ -24,10 +24,12 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
 from alc_dask.families import get_family
-from alc_dask.measure.verdict import SEVERITY, Label, interval_label, trials_to_settle, worst
+from alc_dask.measure.verdict import SEVERITY, Label, interval_label, release_verdict, trials_to_settle
 
-SCHEMA_VERSION = 1
-LabelName = Literal["pass", "inconclusive", "flagged"]
+SCHEMA_VERSION = 2
+"""2: an evaluation may be labelled ``not_informative`` (1 knew pass, inconclusive and flagged only)."""
+LabelName = Literal["not_informative", "pass", "inconclusive", "flagged"]
+VerdictName = Literal["pass", "inconclusive", "flagged"]
 Scalar = float | int | str | bool | None
 
 
@@ -64,7 +66,7 @@ class EvaluationVerdict(BaseModel):
     params: dict
     """The evaluation's parameters, every default included."""
     label: LabelName
-    """flagged: the interval lies wholly at or past the threshold, or a promise made about the release is shown broken; pass: wholly below; inconclusive: it straddles."""
+    """flagged: the interval lies wholly at or past the threshold, or a promise made about the release is shown broken; pass: wholly below; inconclusive: it straddles; not_informative: the evaluation cannot speak of the release (its evidence says why), neither blocking a pass nor counted as inconclusive."""
     headline: Headline
     evidence: str
     """One sentence of what the evaluation found, for a custodian."""
@@ -103,8 +105,8 @@ class Verdict(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     """Raised when a field changes meaning or goes away; new fields keep it."""
-    verdict: LabelName
-    """The worst label of the evaluations (a failed evaluation makes a pass inconclusive)."""
+    verdict: VerdictName
+    """The worst label of the informative evaluations (a failed evaluation makes a pass inconclusive; no informative evaluation at all is inconclusive)."""
     evaluations: list[EvaluationVerdict]
     """Worst first: flagged, inconclusive, pass; within a label, furthest past (or nearest to) its threshold first."""
     thresholds: dict[str, float | None]
@@ -150,7 +152,7 @@ def verdict_of(scores: pd.DataFrame, thresholds: Mapping[str, float] | None = No
         evaluations.append(judged(family, row, threshold, among))
     evaluations.sort(key=_severity)
     labels = [e.label for e in evaluations] + ([Label.INCONCLUSIVE] if failed else [])
-    return Verdict(verdict=worst(labels).value, evaluations=evaluations, thresholds=applied, failed=failed)
+    return Verdict(verdict=release_verdict(labels).value, evaluations=evaluations, thresholds=applied, failed=failed)
 
 
 def _chosen_among(ok: pd.DataFrame) -> list[int]:
@@ -179,6 +181,8 @@ def judged(family, row: pd.Series, threshold: float | None, among: int = 1) -> E
         evidence += f"; its interval is corrected for being one of {among} {family.name} evaluations of the release, whose worst the verdict takes"
     if (breach := family.breaches(values)) is not None:
         label, evidence = Label.FLAGGED, breach
+    elif (reason := family.not_informative(values)) is not None:
+        label, evidence = Label.NOT_INFORMATIVE, reason
     settle = None
     if label is Label.INCONCLUSIVE and threshold is not None and head.trials is not None:
         settle = trials_to_settle(head.value, head.low, head.high, head.trials, threshold)
@@ -226,16 +230,19 @@ def _finite(value: float) -> float | None:
 
 def verdict_lines(verdict: Verdict, most: int = 5) -> list[str]:
     """The verdict and its worst evidence, a line each, for a terminal."""
-    counts = {label: sum(e.label == label for e in verdict.evaluations) for label in ("flagged", "inconclusive", "pass")}
-    lines = [
-        f"VERDICT: {verdict.verdict.upper()} ({', '.join(f'{n} {label}' for label, n in counts.items())}"
-        + (f", {verdict.failed} failed)" if verdict.failed else ")")
-    ]
+    counts = {label.value: sum(e.label == label for e in verdict.evaluations) for label in reversed(SEVERITY)}
+    shown_counts = [f"{n} {label_text(label)}" for label, n in counts.items() if n or label != Label.NOT_INFORMATIVE]
+    lines = [f"VERDICT: {verdict.verdict.upper()} ({', '.join(shown_counts)}" + (f", {verdict.failed} failed)" if verdict.failed else ")")]
     for evaluation in verdict.evaluations[:most]:
-        if evaluation.label != "pass":
+        if evaluation.label not in ("pass", "not_informative"):
             where = f"{evaluation.release} " if evaluation.release else ""  # one id in several releases is several evaluations
             lines.append(f"  {evaluation.label}: {evaluation.family} {where}{evaluation.id}: {evaluation.evidence}")
     return lines
+
+
+def label_text(label: str) -> str:
+    """A label as a person reads it (``not_informative`` -> ``not informative``)."""
+    return label.replace("_", " ")
 
 
 def verdict_json(verdict: Verdict) -> bytes:

@@ -210,7 +210,7 @@ def test_evaluations_per_verdict_label_add_up_per_release_and_family(copy_scores
     twice = pd.concat([copy_scores, copy_scores.assign(release="again")], ignore_index=True)
     summary = summarize(twice)
     counts = summary.verdict_counts
-    assert list(counts.columns) == ["flagged", "inconclusive", "pass"] and counts.index.names == ["release", "family"]
+    assert list(counts.columns) == ["flagged", "inconclusive", "pass", "not_informative"] and counts.index.names == ["release", "family"]
     assert counts.to_numpy().sum() == (twice["status"] == "ok").sum() == len(summary.verdict.evaluations)
     for (release, family), row in counts.iterrows():
         labels = [e.label for e in summary.verdict.evaluations if (e.release, e.family) == (release, family)]

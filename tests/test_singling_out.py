@@ -14,6 +14,7 @@ from alc_dask.data import Release, ScenarioError
 from alc_dask.families.wp29.common import MAX_ATTACKS
 from alc_dask.families.wp29.predicates import EQ, GE, IS_NULL, LE, LT, NE, NOT_NULL, Predicates, RowMatrix, count_matches
 from alc_dask.families.wp29.singling_out import MAX_ATTEMPTS, SinglingOut, multivariate_predicates, random_predicates, univariate_predicates
+from alc_dask.testing.truth import truth_releases
 
 OPS = {EQ: "==", NE: "!=", LT: "<", LE: "<=", GE: ">="}
 
@@ -125,6 +126,27 @@ def test_not_beating_the_baseline_is_flagged():
     result = SinglingOut(mode="univariate", n_attacks=10).evaluate(Release.load(constant, [constant], control=constant), seed=0).measures
     assert result["n_attacks"] == 0
     assert "does not beat the random baseline" in result["warning"]
+
+
+def test_a_control_as_long_as_the_original_is_not_scaled_whatever_its_duplicates():
+    """Two samples of one population as large hold different numbers of distinct rows by chance:
+    read as tables of other sizes, the control's count was scaled and the risk's interval widened
+    (0.7% to 36.8% for 6 997 and 7 004 distinct rows of 7 500), a null release left inconclusive."""
+    truth = truth_releases(rows=400)
+    duplicated = truth.control.copy()
+    duplicated.iloc[:20] = duplicated.iloc[20:40].to_numpy()  # 380 distinct rows of 400
+    family = SinglingOut(n_attacks=200)
+
+    def measured(control):
+        return family.evaluate(Release.load(truth.members, [truth.releases["bootstrap"]], control=control), seed=0).measures
+
+    distinct, fewer_distinct, fewer_rows = measured(truth.control), measured(duplicated), measured(truth.control.iloc[:300])
+    assert fewer_distinct["control_success_low"] is None and fewer_distinct["control_success_high"] is None
+    assert fewer_distinct["n_control_success"] == int(fewer_distinct["n_control_success"])  # counted, not scaled
+    head, equal = SinglingOut.headline_interval(fewer_distinct), SinglingOut.headline_interval(distinct)
+    assert head.low == 0.0 and head.high - head.low < (equal.high - equal.low) + 0.03
+    assert "another size" not in SinglingOut.evidence(fewer_distinct)
+    assert fewer_rows["control_success_low"] is not None  # a control of fewer rows is still read at the original's size
 
 
 def test_bad_parameters_name_the_field(split_release):

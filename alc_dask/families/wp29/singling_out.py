@@ -6,10 +6,13 @@ univariate ones from a column's extremes (``<= min``, ``>= max``), its values he
 its only missing value; multivariate ones from random anonymized rows on ``n_cols`` random columns
 (equality for text categories, ``>=`` or ``<=`` the row's value for ordered columns, on the side of
 the column's median). A predicate succeeds when it isolates exactly one distinct original record.
-The control checks the same predicates on the control table, its count scaled to the original's
-size as Anonymeter does; a control of another size also keeps the range of counts it allows at the
-original's size (``alc_dask.measure.isolation``), which widens the risk's interval; the baseline draws random predicates. The predictions name the record each successful
-predicate isolates (of identical records, the first), in the original and in the control.
+The control checks the same predicates on the control table; a control of another number of rows
+than the original has its count scaled to the original's size as Anonymeter does, and keeps the
+range of counts it allows at the original's size (``alc_dask.measure.isolation``), which widens the
+risk's interval. Rows are compared, not distinct rows: two samples of one population as large
+differ in their duplicates by chance, and reading that as a difference of size would scale and
+widen for nothing. The baseline draws random predicates. The predictions name the record each
+successful predicate isolates (of identical records, the first), in the original and in the control.
 """
 
 from __future__ import annotations
@@ -66,17 +69,21 @@ class SinglingOut(Wp29Family):
     fields = (
         *WP29_FIELDS,
         column(
-            "control_success_low", pa.float64(), "fewest control successes plausible at the original's size, when the control is another size (null: same size)"
+            "control_success_low",
+            pa.float64(),
+            "fewest control successes plausible at the original's size, when the control has another number of rows (null: as many as the original)",
         ),
         column(
-            "control_success_high", pa.float64(), "most control successes plausible at the original's size, when the control is another size (null: same size)"
+            "control_success_high",
+            pa.float64(),
+            "most control successes plausible at the original's size, when the control has another number of rows (null: as many as the original)",
         ),
     )
 
     @classmethod
     def headline_interval(cls, row) -> HeadlineInterval:
-        """The risk's interval, widened by the range of control rates a control table of another size
-        than the original allows (``alc_dask.measure.isolation``): a small control cannot settle a verdict."""
+        """The risk's interval, widened by the range of control rates a control table of another number
+        of rows than the original allows (``alc_dask.measure.isolation``): a small control cannot settle a verdict."""
         head = super().headline_interval(row)
         fewest, most = (_number(row.get(name)) for name in ("control_success_low", "control_success_high"))
         if not (math.isfinite(fewest) and math.isfinite(most)):
@@ -123,7 +130,8 @@ class SinglingOut(Wp29Family):
         self.check(release)
         anonymized, control = attacked_tables(release, p, self.name)
         columns = self._columns(anonymized)
-        synthetic, original, held_out = (RowMatrix.of(release, t, columns) for t in (anonymized, whole(release.original), control))
+        original_table = whole(release.original)
+        synthetic, original, held_out = (RowMatrix.of(release, t, columns) for t in (anonymized, original_table, control))
         rng = stream(seed, "singling out")
         if p.mode == "univariate":
             predicates, attempts = univariate_predicates(synthetic, p.n_attacks, rng), None
@@ -133,7 +141,7 @@ class SinglingOut(Wp29Family):
         singled_out = {"attack": isolated_records(predicates, original), "control": isolated_records(predicates, held_out)}
         n_control = int((singled_out["control"] >= 0).sum())
         control_range = (None, None)
-        if len(held_out.rows) != len(original.rows) and len(predicates):
+        if control.n_rows != original_table.n_rows and len(predicates):
             n_control = min(scale_to_size(predicates, held_out, len(original.rows), rng) * n_control, len(predicates))
             low, high = isolating_range(count_matches(predicates, held_out, CONTROL_CAP), len(held_out.rows), len(original.rows), CONTROL_CAP)
             control_range = (min(low, n_control), min(max(high, n_control), len(predicates)))

@@ -1,0 +1,175 @@
+"""The calibration's inputs: a real table split into members, control and others, and releases of
+the members whose truth is known because it is fixed by how each was made, not by what an attack finds.
+
+``alc_dask.testing.truth`` was written for the synthetic population, so this module feeds it a
+categorical view of a real table (booleans as text, a missing category as a value of its own) and
+gives each column its own type back afterwards; for a table without a number column (child,
+insurance) it makes the noisy copy itself, because ``noisy_copy`` breaks a row still equal to a
+member's by nudging a number and raises without one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from alc_dask.anonymize.swap import swap_frame
+from alc_dask.testing.truth import marginals, noisy_copy, smoothed_marginals
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+"""The shared real tables (``../shared/data`` from the repository's root), never copied into the repository."""
+TABLE_FILES = {
+    "adult": "alc-paper/adult/original.parquet",
+    "census": "alc-paper/census/original.parquet",
+    "child": "alc-paper/child/original.parquet",
+    "insurance": "alc-paper/insurance/original.parquet",
+    "BankChurnersNoId": "alc-paper/BankChurnersNoId/original.parquet",
+    "tx2019": "tx2019/original.csv",
+}
+DEFAULT_TABLES = ("adult", "census", "child", "insurance")
+MAX_MEMBERS = 5000
+"""Members (and control) per run: the size at which the verdict of a clean release is expected to settle."""
+MISSING = "<missing>"
+"""A missing category as the truth functions see it: ``numpy.unique`` cannot order NaN among text."""
+MAX_ROUNDS = 100
+"""Rounds of re-noising rows still equal to a member's before giving up."""
+
+
+@dataclass(frozen=True)
+class Split:
+    """One seed's disjoint parts of a table: the members (the original every release is made from),
+    the control (other people, given to the check) and others (other people again, only for null releases)."""
+
+    members: pd.DataFrame
+    control: pd.DataFrame
+    others: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A release kind: whether it leaks (``yes``, ``no``, or ``weak``: reported, kept out of both goals) and how it is made."""
+
+    truth: str
+    make: Callable[[Split, int], pd.DataFrame]
+
+
+def load_table(name: str) -> pd.DataFrame:
+    """The shared table ``name`` (Parquet or CSV)."""
+    path = DATA / TABLE_FILES[name]
+    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+
+
+def split(table: pd.DataFrame, seed: int, rows: int = MAX_MEMBERS) -> Split:
+    """Shuffle ``table`` by ``seed`` and cut it into members and control of ``min(rows, n // 3)`` rows
+    each and others of the rest, so that others always hold at least as many people as the members."""
+    size = min(rows, len(table) // 3)
+    shuffled = table.iloc[np.random.default_rng(seed).permutation(len(table))].reset_index(drop=True)
+    parts = (shuffled.iloc[:size], shuffled.iloc[size : 2 * size], shuffled.iloc[2 * size :])
+    return Split(*(part.reset_index(drop=True) for part in parts))
+
+
+def make_release(name: str, parts: Split, seed: int) -> pd.DataFrame:
+    """The release ``name`` of ``parts``, its rows in random order so that no attack can pair a
+    released row with its member by position."""
+    release = KINDS[name].make(parts, seed)
+    order = np.random.default_rng([seed, 1]).permutation(len(release))
+    return release.iloc[order].reset_index(drop=True)
+
+
+def _categorical_view(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as the truth functions can take it: booleans as text (``noisy_copy`` would add
+    Gaussian noise to them, ``smoothed_marginals`` cannot take their quantiles) and a missing
+    category as ``MISSING``."""
+    view = frame.copy()
+    for column in frame.columns:
+        if pd.api.types.is_bool_dtype(frame[column]):
+            view[column] = frame[column].map(str).astype(object)
+        elif not pd.api.types.is_numeric_dtype(frame[column]):
+            view[column] = frame[column].astype(object).where(frame[column].notna(), MISSING)
+    return view
+
+
+def _restored(view: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
+    """``view`` with every column of ``like``'s type again (whole numbers back to integers), so that the
+    check sees the release's columns as it sees the original's."""
+    frame = view.copy()
+    for column in like.columns:
+        dtype = like[column].dtype
+        if pd.api.types.is_bool_dtype(dtype):
+            frame[column] = view[column] == "True"
+        elif not pd.api.types.is_numeric_dtype(dtype):
+            frame[column] = view[column].where(view[column] != MISSING).astype(dtype)
+        elif pd.api.types.is_integer_dtype(dtype) and np.all(np.mod(view[column].to_numpy(dtype=float), 1) == 0):
+            frame[column] = view[column].astype(dtype)
+    return frame
+
+
+def _noisy(level: float) -> Callable[[Split, int], pd.DataFrame]:
+    """The maker of a noisy copy of the members at ``level``: ``noisy_copy``, or for a table without a
+    number column the same noise made here."""
+
+    def make(parts: Split, seed: int) -> pd.DataFrame:
+        view = _categorical_view(parts.members)
+        has_numbers = any(pd.api.types.is_numeric_dtype(view[column]) for column in view.columns)
+        noisy = noisy_copy(view, level, seed) if has_numbers else _noisy_categories(view, level, seed)
+        return _restored(noisy, parts.members)
+
+    return make
+
+
+def _noisy_categories(members: pd.DataFrame, level: float, seed: int) -> pd.DataFrame:
+    """``noisy_copy``'s noise on a table of categories only: each value replaced, with probability
+    ``level``, by another drawn by its column's frequencies; a row still equal to any member's is
+    noised again until it is not (no exact copy of a member remains)."""
+    rng = np.random.default_rng([seed, 2, round(1000 * level)])
+    keys = set(members.itertuples(index=False, name=None))
+    noisy = members.copy()
+    again = np.ones(len(members), dtype=bool)
+    for _ in range(MAX_ROUNDS):
+        for column in members.columns:
+            noisy.loc[again, column] = _replaced(members[column].to_numpy(), level, rng)[again]
+        again = np.array([row in keys for row in noisy.itertuples(index=False, name=None)], dtype=bool)
+        if not again.any():
+            return noisy
+    raise RuntimeError(f"noise {level}: {int(again.sum())} rows still equal to members after {MAX_ROUNDS} rounds")
+
+
+def _replaced(values: np.ndarray, level: float, rng: np.random.Generator) -> np.ndarray:
+    """``values`` with each replaced, with probability ``level``, by another value drawn by the column's frequencies."""
+    categories, codes = np.unique(values, return_inverse=True)
+    if len(categories) < 2:
+        return values.copy()
+    shares = np.bincount(codes) / len(codes)
+    chosen = codes.copy()
+    pending = np.flatnonzero(rng.random(len(values)) < level)
+    while len(pending):
+        drawn = rng.choice(len(categories), len(pending), p=shares)
+        other = drawn != codes[pending]
+        chosen[pending[other]] = drawn[other]
+        pending = pending[~other]
+    return categories[chosen]
+
+
+def _smoothed(parts: Split, seed: int) -> pd.DataFrame:
+    """``smoothed_marginals`` of the members."""
+    return _restored(smoothed_marginals(_categorical_view(parts.members), seed), parts.members)
+
+
+KINDS: dict[str, Kind] = {
+    "copy": Kind("yes", lambda parts, seed: parts.members),
+    "noisy_5": Kind("yes", _noisy(0.05)),
+    "noisy_10": Kind("yes", _noisy(0.10)),
+    "noisy_20": Kind("yes", _noisy(0.20)),
+    "swap_20": Kind("yes", lambda parts, seed: swap_frame(parts.members, 0.2, seed)),
+    "swap_80": Kind("weak", lambda parts, seed: swap_frame(parts.members, 0.8, seed)),
+    # every column's values republished: a member's rare value singles them out
+    "marginals": Kind("yes", lambda parts, seed: marginals(parts.members, seed)),
+    "bootstrap": Kind("no", lambda parts, seed: parts.others.sample(len(parts.members), replace=True, random_state=seed)),
+    "smoothed_marginals": Kind("no", _smoothed),
+    "independent_marginals_others": Kind("no", lambda parts, seed: marginals(parts.others.iloc[: len(parts.members)], seed)),
+}
+"""Every release kind, leaking ones first."""

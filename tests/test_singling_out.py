@@ -14,6 +14,7 @@ from alc_dask.data import Release, ScenarioError
 from alc_dask.families.wp29.common import MAX_ATTACKS
 from alc_dask.families.wp29.predicates import EQ, GE, IS_NULL, LE, LT, NE, NOT_NULL, Predicates, RowMatrix, count_matches
 from alc_dask.families.wp29.singling_out import MAX_ATTEMPTS, SinglingOut, multivariate_predicates, random_predicates, univariate_predicates
+from alc_dask.report.verdict import judged
 from alc_dask.testing.truth import truth_releases
 
 OPS = {EQ: "==", NE: "!=", LT: "<", LE: "<=", GE: ">="}
@@ -126,6 +127,17 @@ def test_not_beating_the_baseline_is_flagged():
     result = SinglingOut(mode="univariate", n_attacks=10).evaluate(Release.load(constant, [constant], control=constant), seed=0).measures
     assert result["n_attacks"] == 0
     assert "does not beat the random baseline" in result["warning"]
+
+
+def test_no_predicate_made_is_not_informative_and_its_evidence_says_so():
+    """Nothing attacked gave Wilson's uninformed 0.5 [0, 1] as the risk and "nan%" for people not in the release."""
+    constant = pd.DataFrame({"a": ["x"] * 50 + ["y"] * 50, "b": ["u", "v"] * 50})
+    row = SinglingOut(mode="univariate", n_attacks=10).evaluate(Release.load(constant, [constant], control=constant), seed=0).measures
+    assert row["n_attacks"] == 0
+    reason = "no predicate singling out one person could be made from the release: nothing was attacked"
+    assert SinglingOut.not_informative(row) == reason and SinglingOut.evidence(row) == reason
+    verdict = judged(SinglingOut, pd.Series({**row, "scenario_id": "so", "params": "{}"}), SinglingOut.threshold.value)
+    assert verdict.label == "not_informative" and "nan" not in verdict.evidence
 
 
 def test_a_control_as_long_as_the_original_is_not_scaled_whatever_its_duplicates():

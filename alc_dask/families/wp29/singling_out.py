@@ -43,6 +43,8 @@ CONTROL_CAP = 50
 (``isolating_at_size``): a predicate matching 50 of the control's records has no chance left of
 isolating one record in a larger table, so counting on would cost time for nothing."""
 
+NOTHING_ATTACKED = "no predicate singling out one person could be made from the release: nothing was attacked"
+
 MAX_ATTEMPTS = 100_000_000
 """The most multivariate predicates a job may have tried: a few microseconds each, so a release
 that resists the search costs minutes, not days."""
@@ -98,10 +100,17 @@ class SinglingOut(Wp29Family):
         return HeadlineInterval(head.value, min(head.low, risk(most)["privacy_risk_low"]), max(head.high, risk(fewest)["privacy_risk_high"]), head.trials)
 
     @classmethod
+    def not_informative(cls, row) -> str | None:
+        """No predicate made: its rates are Wilson's uninformed 0.5 ± 0.5 and no control rate, a risk of nobody."""
+        return NOTHING_ATTACKED if not row.get("n_attacks") else None
+
+    @classmethod
     def evidence(cls, row) -> str:
+        if not row.get("n_attacks"):
+            return NOTHING_ATTACKED
         sentence = f"{float(row['attack_rate']):.1%} of the predicates made from the release single out one person of the original; on people not in it, {float(row['control_rate']):.1%}"
         fewest, most = (_number(row.get(name)) for name in ("control_success_low", "control_success_high"))
-        if math.isfinite(fewest) and math.isfinite(most) and row.get("n_attacks"):
+        if math.isfinite(fewest) and math.isfinite(most):
             n = float(row["n_attacks"])
             sentence += f" (a control table of another size than the original allows {fewest / n:.1%} to {most / n:.1%})"
         return sentence

@@ -17,10 +17,11 @@ each written once its check is done; a re-run skips the rows already there. ``re
 tables and draws ``calibration.png``. Each check's results folder is kept under ``work/checks/``
 without the copies of the tables the check writes there.
 
-How long: one check of the battery takes about 40 s at ``--rows 1000`` and about 3 minutes at 5000
-rows on the 2-core development machine (2 workers), and the diagnostics a few seconds; the default
-run (4 tables x 3 seeds x 10 releases x 2) is 240 checks, about 12 hours. ``--rows``, ``--tables``,
-``--seeds`` and ``--releases`` make it short.
+How long (2-core development machine, 2 workers, shared with other work): one check of the battery
+on adult takes 13-22 s at ``--rows 1000`` and 30 s (bootstrap) to 77 s (copy) at 5000 rows with
+control, less without; the diagnostics 2-4 s per release. The default run (4 tables x 3 seeds x 10
+releases x 2 control modes) is 240 checks: about 3 to 4 hours. ``--rows``, ``--tables``, ``--seeds``
+and ``--releases`` make it short.
 
     .venv/bin/python benchmarks/calibration/run.py [--tables adult census ...] [--seeds 0 1 2]
         [--rows N] [--releases copy bootstrap ...] [--no-control-only | --control-only] [--work DIR]
@@ -37,6 +38,8 @@ from pathlib import Path
 
 from diagnostics import diagnose
 from releases import DATA, DEFAULT_TABLES, KINDS, MAX_MEMBERS, TABLE_FILES, Split, load_table, make_release, split
+
+import alc_dask
 
 HERE = Path(__file__).resolve().parent
 EVIDENCE_CHARS = 200
@@ -81,7 +84,7 @@ def done_keys(results: Path) -> set[tuple]:
 
 def summarized(result) -> dict:
     """What a row keeps of ``evaluate``'s answer: the verdict, every family's label counts, and each
-    evaluation that did not pass with its headline and the start of its evidence."""
+    evaluation that did not pass with its headline, its threshold and the start of its evidence."""
     labels: dict[str, Counter] = {}
     for item in result.verdict.evaluations:
         labels.setdefault(item.family, Counter())[item.label] += 1
@@ -92,6 +95,7 @@ def summarized(result) -> dict:
             "value": item.headline.value,
             "low": item.headline.low,
             "high": item.headline.high,
+            "threshold": item.headline.threshold,
             "evidence": item.evidence[:EVIDENCE_CHARS],
         }
         for item in result.verdict.evaluations
@@ -105,8 +109,6 @@ def check(parts: Split, release, with_control: bool, seed: int, output: Path) ->
     check is not resumed half-way) and summarize it; an exception becomes verdict ``error`` so that
     one failure does not stop the run. The folder's copies of the tables are removed afterwards:
     the members are real people's records."""
-    import alc_dask
-
     shutil.rmtree(output, ignore_errors=True)
     started = time.perf_counter()
     try:

@@ -340,6 +340,17 @@ class EvaluationFamily:
         return None
 
     @classmethod
+    def detectable(cls, row: Mapping[str, Any], threshold: float) -> str | None:
+        """For an evaluation left inconclusive: what its tables could have shown, as a clause for a
+        custodian (the smallest headline that would have been flagged with the same interval's
+        reach below its value). None: it cannot say."""
+        head = cls.headline_interval(row)
+        reach = head.value - head.low
+        if not (reach == reach and reach >= 0 and head.value == head.value):
+            return None
+        return f"with these tables, a {cls.headline} above {threshold + reach:.3g} would have been flagged"
+
+    @classmethod
     def evidence(cls, row: Mapping[str, Any]) -> str:
         """One sentence a custodian understands of what one evaluation found."""
         return f"{cls.headline} {_number(row.get(cls.headline)):.3g}"

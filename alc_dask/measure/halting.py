@@ -4,14 +4,22 @@
 Attacks are expensive, so a scenario stops as soon as its ALC is known well enough: at once when
 even loose intervals put it far from the decision thresholds, or when neither the base nor the
 attack PRC improves any more. Every threshold is a field of :class:`HaltingRules`.
+
+The reference's rules can stop on an ALC nothing has settled: a baseline and an attack both right
+for 150 targets out of 150 give an interval from far below 0 to 1. With ``settle_at`` (the verdict's
+threshold) a stop the rules call for waits until the verdict's interval
+(``alc_dask.measure.sequential``) lies wholly on one side of it at one of the verdict's looks, or
+until no attack could put it past the threshold with the targets there are; the targets or the
+budget (``max_pairs``) running out stops it in any case.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from alc_dask.measure._checks import check_count, check_number, check_order
 from alc_dask.measure.best import MeasureSettings, PrcResult
 from alc_dask.measure.coefficient import alc as alc_of
+from alc_dask.measure.sequential import Cut, PrcShape, alc_interval, best_provable_alc, is_look
 
 
 class HaltCode(StrEnum):
@@ -32,6 +40,7 @@ class HaltCode(StrEnum):
     DIMINISHING_RETURNS = "diminishing_returns"
     CLOSE_TO_EXPECTED = "close_to_expected"
     EXHAUSTED = "exhausted"
+    BUDGET = "budget"
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,13 @@ class HaltingRules:
     expected_split_alc, expected_loose_closeness, expected_tight_closeness : float
         Above ``diminishing_alc``, a stalled ML baseline halts once within the loose closeness of
         its expected PRC (the tight one from ``expected_split_alc`` on).
+    settle_at : float or None
+        The ALC threshold the verdict judges against (0.5, the ALC's "at risk", Francis & Wagner
+        2025, §6.1): a stop the rules above call for waits for the verdict's interval to settle
+        against it (see the module's docstring). None: the rules alone, as the reference
+        implementation (and the paper's experiment) halts.
+    max_pairs : int or None
+        Pairs at most, a budget: the scenario then ends with the code ``budget``. None: no budget.
 
     Raises
     ------
@@ -88,6 +104,8 @@ class HaltingRules:
     expected_split_alc: float = 0.75
     expected_loose_closeness: float = 0.05
     expected_tight_closeness: float = 0.01
+    settle_at: float | None = 0.5
+    max_pairs: int | None = None
 
     def __post_init__(self):
         """Refuse rules that cannot be applied; a ``SettingError`` names the field and the value."""
@@ -102,6 +120,10 @@ class HaltingRules:
         check_order("tight_low_alc", self.tight_low_alc, "tight_high_alc", self.tight_high_alc)
         for name in ("min_progress", "progress_share", "expected_loose_closeness", "expected_tight_closeness"):
             check_number(name, getattr(self, name), 0.0, 1.0)
+        if self.settle_at is not None:
+            check_number("settle_at", self.settle_at, high=1.0)
+        if self.max_pairs is not None:
+            check_count("max_pairs", self.max_pairs)
 
 
 _ALC_THRESHOLDS = ("loose_high_alc", "loose_low_alc", "tight_low_alc", "tight_high_alc", "diminishing_alc", "expected_split_alc")
@@ -165,6 +187,9 @@ class HaltingMonitor:
         (prior, control), which then halt on any stall.
     measure : MeasureSettings, optional
         How each PRC is measured.
+    available : int or None, optional
+        Targets the scenario can attack at most (the budget included): with ``rules.settle_at``,
+        what decides whether an interval could still settle. None: as many as it takes.
 
     Examples
     --------
@@ -187,12 +212,16 @@ class HaltingMonitor:
         *,
         expected_base_prc: float | None = None,
         measure: MeasureSettings = MeasureSettings(),
+        available: int | None = None,
     ):
         self.rules = rules
         self.expected_base_prc = expected_base_prc
         self.measure = measure
+        self.available = available
         self.best_base_: PrcResult | None = None
         self.best_attack_: PrcResult | None = None
+        self.called_halt_: HaltCode | None = None
+        self.latest_: Checkpoint | None = None
 
     def is_checkpoint(self, pairs: int) -> bool:
         """Whether the rules check after ``pairs`` pairs."""
@@ -216,6 +245,33 @@ class HaltingMonitor:
         ValueError
             Base and attack predictions not in pairs, or inputs `best_prc` refuses.
         """
+        checkpoint = self._reference_check(base_correct, base_confidence, attack_correct, attack_confidence)
+        return checkpoint if self.rules.settle_at is None else self._settled_check(checkpoint)
+
+    def _settled_check(self, checkpoint: Checkpoint) -> Checkpoint:
+        """A stop the reference's rules call for (now or at an earlier check), taken at the
+        verdict's next look where its interval has settled or never can; else go on. What it
+        reports are the measures over every pair so far (``latest_``), not the best of earlier
+        checks: a lucky early cut of few pairs would leave the interval as wide as it was then."""
+        self.called_halt_ = checkpoint.halt_code or self.called_halt_
+        latest = self.latest_
+        if self.called_halt_ is None or not is_look(checkpoint.pairs) or not self._decided(latest):
+            return replace(checkpoint, halt_code=None)
+        return replace(latest, halt_code=self.called_halt_)
+
+    def _decided(self, checkpoint: Checkpoint) -> bool:
+        """Whether the verdict's interval lies wholly on one side of ``settle_at``, or no attack
+        could put its lower end there with the targets available."""
+        shape = PrcShape(self.measure.rmin, self.measure.alpha, self.measure.abs_weight)
+        base, attack = cut_of(checkpoint.base), cut_of(checkpoint.attack)
+        low, high = alc_interval(base, attack, checkpoint.pairs, self.measure.confidence_level, shape)
+        threshold = self.rules.settle_at
+        if low >= threshold or high < threshold:
+            return True
+        available = self.available
+        return available is not None and best_provable_alc(base, checkpoint.pairs, available, self.measure.confidence_level, shape) < threshold
+
+    def _reference_check(self, base_correct, base_confidence, attack_correct, attack_confidence) -> Checkpoint:
         pairs = self._pairs(base_correct, attack_correct)
         rules = self.rules
         base = self.measure.best_prc(base_correct, base_confidence, rules.tight_interval)
@@ -224,6 +280,7 @@ class HaltingMonitor:
             return self._loose_check(pairs, base_correct, base_confidence, attack_correct, attack_confidence)
 
         now = self._alc(base, attack)
+        self.latest_ = Checkpoint(pairs, None, base, attack, now, tight=True)
         if now < rules.tight_low_alc:
             return Checkpoint(pairs, HaltCode.EARLY_LOW_TIGHT, base, attack, now, tight=True)
         if now > rules.tight_high_alc:
@@ -239,14 +296,21 @@ class HaltingMonitor:
             return Checkpoint(pairs, None, base, attack, now, tight=True)
         return self._stalled(pairs)
 
-    def finish(self, base_correct, base_confidence, attack_correct, attack_confidence) -> Checkpoint:
-        """Out of targets: the best measures over everything seen, tight where possible, else loose.
+    def finish(self, base_correct, base_confidence, attack_correct, attack_confidence, code: HaltCode = HaltCode.EXHAUSTED) -> Checkpoint:
+        """Out of targets (or of budget: ``code``): the best measures over everything seen, tight
+        where possible, else loose.
 
-        Takes the same arguments as `check`; the checkpoint's code is ``EXHAUSTED``.
+        Takes the same arguments as `check`, and the checkpoint's code (``EXHAUSTED`` by default).
         """
         pairs = self._pairs(base_correct, attack_correct)
         tight_base = self.measure.best_prc(base_correct, base_confidence, self.rules.tight_interval)
         tight_attack = self.measure.best_prc(attack_correct, attack_confidence, self.rules.tight_interval)
+        if self.rules.settle_at is not None:  # as `_settled_check` reports: every pair's measures
+            if tight_base.found and tight_attack.found:
+                return Checkpoint(pairs, code, tight_base, tight_attack, self._alc(tight_base, tight_attack), tight=True)
+            base = self.measure.best_prc(base_correct, base_confidence, self.rules.loose_interval)
+            attack = self.measure.best_prc(attack_correct, attack_confidence, self.rules.loose_interval)
+            return Checkpoint(pairs, code, base, attack, self._alc(base, attack), tight=False)
         if tight_base.found and tight_attack.found:
             if self.best_base_ is None:
                 self.best_base_, self.best_attack_ = tight_base, tight_attack
@@ -257,14 +321,15 @@ class HaltingMonitor:
             base = self.measure.best_prc(base_correct, base_confidence, self.rules.loose_interval)
             attack = self.measure.best_prc(attack_correct, attack_confidence, self.rules.loose_interval)
             tight = False
-        return Checkpoint(pairs, HaltCode.EXHAUSTED, base, attack, self._alc(base, attack), tight=tight)
+        return Checkpoint(pairs, code, base, attack, self._alc(base, attack), tight=tight)
 
     def _loose_check(self, pairs, base_correct, base_confidence, attack_correct, attack_confidence) -> Checkpoint:
         rules = self.rules
         base = self.measure.best_prc(base_correct, base_confidence, rules.loose_interval)
         attack = self.measure.best_prc(attack_correct, attack_confidence, rules.loose_interval)
+        self.latest_ = Checkpoint(pairs, None, base, attack, self._alc(base, attack), tight=False)
         if not (base.found and attack.found):
-            return Checkpoint(pairs, None, base, attack, self._alc(base, attack), tight=False)
+            return self.latest_
         prc = self.measure.prc
         early_high = self._alc_of_prcs(prc(base.interval_high, base.recall), prc(attack.interval_low, attack.recall))
         early_low = self._alc_of_prcs(prc(base.interval_low, base.recall), prc(attack.interval_high, attack.recall))
@@ -273,7 +338,8 @@ class HaltingMonitor:
             code = HaltCode.EARLY_HIGH_LOOSE
         elif early_low < rules.loose_low_alc:
             code = HaltCode.EARLY_LOW_LOOSE
-        return Checkpoint(pairs, code, base, attack, self._alc(base, attack), False, early_high, early_low)
+        self.latest_ = replace(self.latest_, alc_early_high=early_high, alc_early_low=early_low)
+        return replace(self.latest_, halt_code=code)
 
     def _stalled(self, pairs: int) -> Checkpoint:
         """Neither side improves: halt unless the ALC is high and the base is still short of expectation.
@@ -315,3 +381,8 @@ class HaltingMonitor:
         if len(base_correct) != len(attack_correct):
             raise ValueError(f"base and attack predictions must come in pairs; got {len(base_correct)} base and {len(attack_correct)} attack")
         return len(base_correct)
+
+
+def cut_of(measure: PrcResult) -> Cut:
+    """A precision/recall measure as the counts the verdict's interval is computed from."""
+    return Cut(measure.n, measure.correct, measure.recall)

@@ -113,12 +113,9 @@ def _evidence(verdict: Verdict) -> str:
 def _evidence_item(evaluation: EvaluationVerdict) -> str:
     head = evaluation.headline
     against = f" against {number(head.threshold)}" if head.threshold is not None else ", no threshold stated"
-    settle = ""
-    if evaluation.label == "inconclusive" and evaluation.settle:
-        settle = f" About {evaluation.settle:,} attacks or targets in all would settle it, were the rate to stay where it is."
     return (
         f"<li>{badge(evaluation.label)} <span class='who'>{html.escape(evaluation.family)} · {html.escape(evaluation.release)} · "
-        f"{html.escape(evaluation.id)}</span><br>{html.escape(evaluation.evidence.rstrip('.'))}.{html.escape(settle)} "
+        f"{html.escape(evaluation.id)}</span><br>{html.escape(evaluation.evidence.rstrip('.'))}. "
         f"<span class='headline'>({html.escape(headline_text(head) + against)})</span></li>"
     )
 

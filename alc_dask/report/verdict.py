@@ -184,8 +184,11 @@ def judged(family, row: pd.Series, threshold: float | None, among: int = 1) -> E
     elif (reason := family.not_informative(values)) is not None:
         label, evidence = Label.NOT_INFORMATIVE, reason
     settle = None
-    if label is Label.INCONCLUSIVE and threshold is not None and head.trials is not None:
-        settle = trials_to_settle(head.value, head.low, head.high, head.trials, threshold)
+    if label is Label.INCONCLUSIVE and threshold is not None:
+        if head.trials is not None:
+            settle = trials_to_settle(head.value, head.low, head.high, head.trials, threshold)
+        if (could := family.detectable(values, threshold)) is not None:
+            evidence += f"; {could}"
     return EvaluationVerdict(
         family=family.name,
         id=str(row["scenario_id"]),

@@ -20,7 +20,8 @@ from alc_dask.families.alc.loop import AttackResult, run_attack
 from alc_dask.families.alc.params import AlcParams
 from alc_dask.families.alc.settings import to_settings
 from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, HeadlineInterval, column, exposed_records
-from alc_dask.measure import HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, Tolerance, alc, prc, risk_label
+from alc_dask.measure import HaltCode, HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, Tolerance, risk_label
+from alc_dask.measure.sequential import ALC_FLOOR, Cut, alc_interval, best_provable_alc, smallest_flagged_alc
 from alc_dask.measure.verdict import ALC_AT_RISK
 
 PRC_MEASURES = {
@@ -79,6 +80,7 @@ ALC_FIELDS = (
     *(column(name, pa.bool_() if name == "pi_vulnerable" else pa.float64(), MATCHED_COVERAGE[name]) for name in MatchedCoverage.none().to_dict()),
     column("pairs", pa.int64(), "attack and baseline prediction pairs measured, one per target"),
     column("abstentions", pa.int64(), "targets the attack made no prediction for"),
+    column("available_targets", pa.int64(), "targets the scenario could have attacked, its budget included"),
     column("recall_basis", pa.string(), "what recall is relative to: population, or pretargeted (the selected targets)"),
     column("seconds", pa.float64(), "the scenario's own work, in seconds"),
 )
@@ -94,16 +96,36 @@ class AlcFamily(EvaluationFamily):
 
     @classmethod
     def headline_interval(cls, row):
-        """The ALC with the attack's and the base's precision at the ends of their Wilson intervals,
-        the worst pairing at each end: a conservative interval."""
+        """The ALC with its interval as the verdict judges it (``alc_dask.measure.sequential``):
+        each side's precision at the ends of a Wilson interval spent over the verdict's looks, the
+        worst pairing at each end; the value and the lower end shown no lower than −1 (the stored
+        ``alc`` keeps its value: below −1 the baseline errs less than half as often as the attack)."""
+        low, high = alc_interval(*_cuts(row), int(row["pairs"]))
+        value = max(float(row["alc"]), ALC_FLOOR)
+        return HeadlineInterval(value, min(low, value), max(high, value), float(row["pairs"]))
 
-        def prc_at(side: str, end: str) -> float:
-            return float(prc(float(row[f"{side}_interval_{end}"]), float(row[f"{side}_recall"])))
+    @classmethod
+    def not_informative(cls, row):
+        """When the baseline leaves no room: even an attack right for every target the scenario
+        could attack would not put the interval's lower end at the threshold."""
+        base, _ = _cuts(row)
+        available = _available(row)
+        if best_provable_alc(base, int(row["pairs"]), available) >= cls.threshold.value:
+            return None
+        return (
+            f"the baseline already infers {row['secret']!r} for {float(row['base_measured_precision']):.1%} of people from the population alone: "
+            f"even an attack right for all {available:,} people it could attack would not show an ALC of {cls.threshold.value}"
+        )
 
-        value = float(row["alc"])
-        low = float(alc(prc_at("base", "high"), prc_at("attack", "low")))
-        high = float(alc(prc_at("base", "low"), prc_at("attack", "high")))
-        return HeadlineInterval(value, min(low, value), max(high, value), float(row["attack_n"]))
+    @classmethod
+    def detectable(cls, row, threshold: float) -> str | None:
+        """What the targets attacked could have shown: the smallest ALC flagged on as many."""
+        base, _ = _cuts(row)
+        smallest = smallest_flagged_alc(base, int(row["pairs"]), threshold)
+        if smallest is None:
+            return None
+        ran_out = "the budget" if row.get("halt_code") == HaltCode.BUDGET else "the targets"
+        return f"with the {int(row['pairs']):,} targets attacked before {ran_out} ran out, an ALC above {smallest:.2f} would have been flagged"
 
     @classmethod
     def evidence(cls, row) -> str:
@@ -247,3 +269,14 @@ def prediction_table(result: AttackResult, release, store_values: bool) -> pa.Ta
 
 def _as_text(values) -> list:
     return [None if value is None else str(value) for value in values]
+
+
+def _cuts(row) -> tuple[Cut, Cut]:
+    """The baseline's and the attack's best cuts of a stored row, as counts."""
+    return tuple(Cut(int(row[f"{side}_n"]), int(row[f"{side}_correct"]), float(row[f"{side}_recall"])) for side in ("base", "attack"))
+
+
+def _available(row) -> int:
+    """Targets the scenario could attack (rows stored before ``available_targets`` existed: the pairs made)."""
+    value = row.get("available_targets")
+    return int(row["pairs"]) if value is None or value != value else int(value)

@@ -42,6 +42,9 @@ class AttackResult:
         How a continuous secret's numbers were scored, when they were (else by their bins).
     pairs, abstentions : int
         Pairs of predictions made, and the attack's abstentions among them.
+    available_targets : int
+        Targets the scenario could have attacked (the budget included): what decides whether its
+        baseline left an attack room enough to show a loss.
     recall_basis : str
         What recall is relative to (a `RecallBasis`).
     seconds : float
@@ -81,6 +84,7 @@ class AttackResult:
     tolerance: Tolerance | None
     pairs: int
     abstentions: int
+    available_targets: int
     recall_basis: str
     seconds: float
     seed: int
@@ -112,6 +116,7 @@ class AttackResult:
             **self.matched.to_dict(),
             "pairs": self.pairs,
             "abstentions": self.abstentions,
+            "available_targets": self.available_targets,
             "recall_basis": self.recall_basis,
             "tolerance": json.dumps(asdict(self.tolerance), separators=(",", ":")) if self.tolerance else None,
             "seconds": self.seconds,

@@ -22,7 +22,7 @@ from alc_dask.families.alc.loop.scoring import SecretScoring
 from alc_dask.families.alc.loop.summary import summarize
 from alc_dask.families.alc.loop.targets import target_order
 from alc_dask.families.alc.targets import TargetSelector
-from alc_dask.measure import Checkpoint, HaltingMonitor, HaltingRules, MeasureSettings, Tolerance
+from alc_dask.measure import Checkpoint, HaltCode, HaltingMonitor, HaltingRules, MeasureSettings, Tolerance
 
 
 class ScenarioRun:
@@ -66,7 +66,8 @@ class ScenarioRun:
         self.floor = self.scoring.floor_guess()
         if isinstance(self.source, ControlBaseline):
             self.order = self.order[: self.source.available_pairs]
-        self.monitor = HaltingMonitor(halting, expected_base_prc=self.source.expected_prc, measure=self.measure)
+        self.available = min(len(self.order), halting.max_pairs or len(self.order))
+        self.monitor = HaltingMonitor(halting, expected_base_prc=self.source.expected_prc, measure=self.measure, available=self.available)
         self.block = block_size(release.original.n_rows)
         self.log = PairLog()
         self.outcome: Checkpoint | None = None
@@ -86,13 +87,13 @@ class ScenarioRun:
             raise RuntimeError("record the predictions of the previous targets first")
         if self.done:
             return np.empty(0, dtype=np.int64)
-        if self.pairs == len(self.order):
-            self._finish()
+        if self.pairs == self.available:
+            self._finish(HaltCode.EXHAUSTED if self.available == len(self.order) else HaltCode.BUDGET)
             return np.empty(0, dtype=np.int64)
         in_block = self.pairs % self.block
         if in_block == 0:
             self.source.start_block(self.order[self.pairs : self.pairs + self.block])
-        size = min(limit, _pairs_to_next_check(self.monitor.rules, self.pairs), self.block - in_block, len(self.order) - self.pairs)
+        size = min(limit, _pairs_to_next_check(self.monitor.rules, self.pairs), self.block - in_block, self.available - self.pairs)
         pair_index = np.arange(self.pairs, self.pairs + size)
         rows = self.order[pair_index]
         self._pending = (rows, pair_index, *self.source.predict(rows, pair_index))
@@ -134,10 +135,10 @@ class ScenarioRun:
             raise RuntimeError("the scenario has not finished")
         return summarize(self, attack_name)
 
-    def _finish(self) -> None:
+    def _finish(self, code: HaltCode) -> None:
         if self.pairs == 0:
             raise ScenarioError(f"secret {self.secret!r}: no targets to attack")
-        self.outcome = self.monitor.finish(*self.log.measures())
+        self.outcome = self.monitor.finish(*self.log.measures(), code=code)
 
 
 def _baseline_source(run: ScenarioRun, settings, swap_fraction, client):

@@ -51,6 +51,7 @@ def summarize(run: ScenarioRun, attack_name: str) -> AttackResult:
         tolerance=run.scoring.tolerance,
         pairs=run.pairs,
         abstentions=int(columns["abstained"].sum()),
+        available_targets=run.available,
         recall_basis=run.recall_basis,
         seconds=time.perf_counter() - run.started,
         seed=run.seed,

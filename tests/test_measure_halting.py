@@ -5,7 +5,6 @@ import pytest
 
 from alc_dask.measure import HaltCode, HaltingMonitor, HaltingRules, alc
 
-
 REFERENCE = HaltingRules(settle_at=None)
 """The reference implementation's rules alone (the tests of each of its halt codes)."""
 

@@ -84,3 +84,19 @@ def test_no_attack_of_the_battery_flags_a_release_that_teaches_only_the_populati
     rows = [Membership(attack=attack, attack_params=params, skew="1:10").evaluate(release, seed=0).measures for attack, params in ATTACKS]
     verdict = verdict_of(scores_of(rows))
     assert verdict.verdict != "flagged" and all(e.among == len(ATTACKS) for e in verdict.evaluations)
+
+
+def test_scores_that_separate_members_flag_the_release_whatever_the_precision_at_the_skew(truth):
+    """A noisy copy whose members the closest distance finds more often than chance: at 1:100 the
+    precision stays low, yet the AUC's corrected interval clears 0.6, so it cannot pass."""
+    rows = [Membership(attack=attack, skew="1:100").evaluate(truth.release("noisy_20"), seed=0).measures for attack in ("closest_distance", "distance_ratio")]
+    assert all(Membership.headline_interval(row).low < 0.5 for row in rows)  # the headline alone would not flag it
+    verdict = verdict_of(scores_of(rows))
+    assert verdict.verdict == "flagged"
+    assert "tell members from other people: AUC" in verdict.evaluations[0].evidence
+
+
+def test_the_separation_rule_is_corrected_for_the_choice(truth):
+    row = Membership(attack="closest_distance", skew="1:100").evaluate(truth.release("noisy_20"), seed=0).measures
+    assert Membership.breaches(row) is not None
+    assert Membership.breaches(row, 1000) is None  # as the worst of 1 000 attacks, an AUC of 0.645 on 1 200 people is luck enough

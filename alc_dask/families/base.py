@@ -326,9 +326,11 @@ class EvaluationFamily:
         return cls.headline_interval(row)
 
     @classmethod
-    def breaches(cls, row: Mapping[str, Any]) -> str | None:
-        """A promise made about the release (a declared ε, say) that one stored row shows broken, as
-        the sentence of evidence: the evaluation is then flagged whatever its headline. By default none."""
+    def breaches(cls, row: Mapping[str, Any], among: int = 1) -> str | None:
+        """A promise made about the release (a declared ε, say) that one stored row shows broken, or
+        a leak shown plainly beside the headline, as the sentence of evidence: the evaluation is
+        then flagged whatever its headline (``among``: as for `corrected_headline_interval`). By
+        default none."""
         return None
 
     @classmethod

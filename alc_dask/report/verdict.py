@@ -179,7 +179,7 @@ def judged(family, row: pd.Series, threshold: float | None, among: int = 1) -> E
         evidence = family.evidence(values)
     if among > 1:
         evidence += f"; its interval is corrected for being one of {among} {family.name} evaluations of the release, whose worst the verdict takes"
-    if (breach := family.breaches(values)) is not None:
+    if (breach := family.breaches(values, among)) is not None:
         label, evidence = Label.FLAGGED, breach
     elif (reason := family.not_informative(values)) is not None:
         label, evidence = Label.NOT_INFORMATIVE, reason

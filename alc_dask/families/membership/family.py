@@ -33,6 +33,10 @@ from alc_dask.measure.verdict import ALC_AT_RISK
 from alc_dask.seeds import stream
 from alc_dask.shown import shown
 
+SEPARATING_AUC = 0.6
+"""The AUC from which a membership attack's scores tell members apart, whatever the precision at the
+skew: a lower end of 0.6 is a separation no release of other people shows (0.50–0.53 on the null
+releases of the generators benchmark) and that noisy copies exceed (0.75–0.80)."""
 REFERENCE_SKEW = "1:100"
 """The skew of the headline when the job gives none: one person in a hundred is in the release."""
 
@@ -185,10 +189,17 @@ class Membership(EvaluationFamily):
         )
 
     @classmethod
-    def breaches(cls, row) -> str | None:
-        """Flagged whatever the ALC when the attack proves a larger ε than the release's generator declares:
-        the generator does not keep its promise, or the release was not made as declared."""
-        return epsilon_breach(row)
+    def breaches(cls, row, among: int = 1) -> str | None:
+        """Flagged whatever the ALC when the attack proves a larger ε than the release's generator
+        declares (the generator does not keep its promise, or the release was not made as
+        declared), or when its scores tell members from other people plainly: the AUC's interval,
+        corrected as the headline's for the worst of ``among``, lies wholly at or above
+        ``SEPARATING_AUC``. The precision at a realistic skew can stay low on a release whose every
+        member a distance test finds more often than chance (AUC 0.75 on noisy copies, with a
+        membership ALC of 0.49); such a release is not safe to publish, so it cannot pass."""
+        if (breach := epsilon_breach(row)) is not None:
+            return breach
+        return separating_auc(row, among)
 
     @classmethod
     def exposed(cls, predictions, row):
@@ -275,6 +286,20 @@ class Membership(EvaluationFamily):
 
     def _columns(self, release: Release) -> tuple[str, ...]:
         return tuple(self.params.columns) if self.params.columns else tuple(release.anonymized[self.params.table].columns)
+
+
+def separating_auc(row, among: int = 1) -> str | None:
+    """The evidence of scores separating members from other people (the AUC's interval at
+    confidence ``1 − α/among`` wholly at or above ``SEPARATING_AUC``), else None."""
+    roc = Roc.from_counts(row["roc_false_positives"], row["roc_true_positives"], row["n_members"], row["n_non_members"])
+    low, high = roc.auc_interval(1.0 - (1.0 - float(row["confidence_level"])) / max(among, 1))
+    if low < SEPARATING_AUC:
+        return None
+    return (
+        f"the attack's scores tell members from other people: AUC {roc.auc():.3f} [{low:.3f}, {high:.3f}] (0.5: chance; "
+        f"from {SEPARATING_AUC} the release is flagged whatever its precision at {row['skew']}, "
+        f"{float(row['best_precision']):.1%} at recall {float(row['best_recall']):.1%})"
+    )
 
 
 def _alc_interval(row, baseline: float, precision: tuple[float, float], recall: float) -> HeadlineInterval:

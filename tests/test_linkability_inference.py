@@ -8,6 +8,8 @@ from alc_dask.apps.synthetic import make_population
 from alc_dask.data import Release, ScenarioError
 from alc_dask.families.wp29.inference import Inference
 from alc_dask.families.wp29.linkability import Linkability
+from alc_dask.report.verdict import judged
+from alc_dask.testing.truth import truth_releases
 
 HALVES = [["age", "sex", "region"], ["education", "income", "hours_per_week"]]
 AUX = ["age", "sex", "region", "education", "hours_per_week", "married"]
@@ -55,6 +57,30 @@ def test_inference_of_a_leaked_secret_beats_the_control(people):
     assert result["attack_rate"] > result["control_rate"] and result["secret"] == "condition"
     leaked_income = Inference(aux_cols=AUX, secret="income", n_attacks=300).evaluate(Release.load(members, [members], control=others), seed=0).measures
     assert leaked_income["attack_rate"] > 0.9 and leaked_income["privacy_risk_low"] > 0.3
+
+
+@pytest.mark.parametrize("secret", ["x", None, 3.0, np.nan], ids=["constant", "all_missing", "constant_number", "all_missing_number"])
+def test_a_secret_that_tells_nothing_is_not_informative_never_flagged(secret):
+    """A constant or empty secret is "inferred" for everyone: Wilson's correction read 100% of 400
+    members against 100% of 150 others as a risk of 0.49 [0, 1] (0.79 [0.50, 1], flagged, for 500 against 100)."""
+    truth = truth_releases(rows=400, control_rows=150)
+    members, others, release = (table.assign(secret=secret) for table in (truth.members, truth.control, truth.releases["bootstrap"]))
+    row = Inference(aux_cols=AUX[:4], secret="secret", n_attacks=300).evaluate(Release.load(members, [release], control=others), seed=0).measures
+    assert row["n_control_success"] == row["n_control_attacks"] == 150
+    assert np.isnan(row["privacy_risk"]) and row["risk"] is None
+    verdict = judged(Inference, pd.Series({**row, "scenario_id": "inference", "params": "{}"}), Inference.threshold.value)
+    assert verdict.label == "not_informative" and "inferring it tells nothing about anyone" in verdict.evidence
+    assert (
+        Inference.not_informative({**row, "warning": None}) == "people not in the release are inferred right every time: the secret tells nothing about anyone"
+    )
+
+
+def test_a_secret_constant_among_members_alone_is_not_informative():
+    truth = truth_releases(rows=400, control_rows=150)
+    members, release = truth.members.assign(condition="none"), truth.releases["copy"].assign(condition="none")
+    row = Inference(aux_cols=AUX[:4], secret="condition", n_attacks=300).evaluate(Release.load(members, [release], control=truth.control), seed=0).measures
+    assert row["n_control_success"] < row["n_control_attacks"]
+    assert Inference.not_informative(row) == "'condition' holds one value or none in the original: inferring it tells nothing about anyone"
 
 
 def test_continuous_guess_is_right_within_the_tolerance_of_the_true_value():

@@ -34,6 +34,14 @@ def test_residual_risk_normalizes_by_what_the_control_left():
     assert math.isnan(residual_rate(main, SuccessRate(1.0, 0.01)).value)
 
 
+def test_a_control_won_every_time_leaves_no_risk_to_measure():
+    """Wilson's correction keeps a control rate of 100 of 100 below 1, and 500 of 500 members above
+    it: read as a residual, 0.79 [0.50, 1], flagged."""
+    measures = AttackCounts(500, 500, 500, 500, 100, 100).measures()
+    assert all(math.isnan(measures[name]) for name in ("privacy_risk", "privacy_risk_low", "privacy_risk_high"))
+    assert measures["control_rate"] == success_rate(100, 100).value
+
+
 def test_risk_is_bounded_and_recomputable_at_another_confidence():
     counts = AttackCounts(500, 400, 500, 10, 500, 40)
     at95, at99 = counts.measures(0.95), counts.measures(0.99)

@@ -171,7 +171,9 @@ class AttackCounts:
         The main attack's attacks on control records; 0 when the release has no control table:
         the risk is then the main rate itself, as in Anonymeter.
     n_control_success : float, default 0.0
-        Its successes (fractional when scaled to the original's size).
+        Its successes (fractional when scaled to the original's size). When they are all its attacks,
+        the risk is NaN: the attack needs no release to succeed on anyone, and Wilson's correction
+        (a control rate below 1 however many attacks won) would otherwise read an excess that is not there.
 
     Examples
     --------
@@ -195,7 +197,10 @@ class AttackCounts:
         main = success_rate(self.n_attacks, self.n_success, confidence_level)
         baseline = success_rate(self.n_baseline_attacks, self.n_baseline_success, confidence_level)
         control = success_rate(self.n_control_attacks, self.n_control_success, confidence_level) if self.n_control_attacks else None
-        risk = bounded(residual_rate(main, control) if control else main)
+        if control and self.n_control_success >= self.n_control_attacks:
+            risk = PrivacyRisk(float("nan"), float("nan"), float("nan"))
+        else:
+            risk = bounded(residual_rate(main, control) if control else main)
         return {
             "privacy_risk": risk.value,
             "privacy_risk_low": risk.low,

@@ -11,7 +11,7 @@ side ``control``) and whether the attack hit them, so that a custodian can see w
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import numpy as np
 import pyarrow as pa
@@ -72,9 +72,21 @@ class Wp29Family(EvaluationFamily):
     threshold = REIDENTIFICATION
     scale = "Anonymeter's privacy risk: the attack's success beyond what it achieves on people not in the release"
 
+    control_always_right: ClassVar[str] = (
+        "the attack succeeds on every person not in the release as well: its success owes nothing to the release, whose risk cannot be measured"
+    )
+    """Why an evaluation whose attack succeeded on every control record cannot speak of the release."""
+
     @classmethod
     def headline_interval(cls, row):
         return HeadlineInterval(float(row["privacy_risk"]), float(row["privacy_risk_low"]), float(row["privacy_risk_high"]), float(row["n_attacks"]))
+
+    @classmethod
+    def not_informative(cls, row):
+        """The attack succeeded on every control record (``CONTROL_ALWAYS_SUCCEEDS``): what it wins on
+        members it wins on anyone, and no residual risk can be measured."""
+        attacks, successes = row.get("n_control_attacks"), row.get("n_control_success")
+        return cls.control_always_right if attacks and successes is not None and successes >= attacks else None
 
     @classmethod
     def report_section(cls, scores):

@@ -52,6 +52,15 @@ class InferenceParams(Wp29Params):
 class Inference(Wp29Family):
     name = "inference"
     Params = InferenceParams
+    control_always_right = "people not in the release are inferred right every time: the secret tells nothing about anyone"
+
+    @classmethod
+    def not_informative(cls, row) -> str | None:
+        """A secret of one value or none in the original (constant, or missing throughout: its
+        ``warning`` says so) is "inferred" for anyone, member or not; so is any secret inferred right
+        for every person not in the release."""
+        told, warning = _tells_nothing(row.get("secret")), row.get("warning")
+        return told if isinstance(warning, str) and told in warning else super().not_informative(row)
 
     @classmethod
     def evidence(cls, row) -> str:
@@ -113,7 +122,9 @@ class Inference(Wp29Family):
         guess = self._model_guess(release, anonymized, seed) if p.attack == "ml_on_release" else self._nearest_guess(release, anonymized, rng)
         right = {"attack": guess(main), "control": guess(held_out)}
         counts = AttackCounts(n_main, int(right["attack"].sum()), n_baseline, int(baseline_right.sum()), n_control, int(right["control"].sum()))
-        return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, [])}, attacked(targets, right))
+        constant = len(np.unique(release.original.column_array(p.secret))) < 2  # np.unique counts every NaN as one value
+        warnings = [_tells_nothing(p.secret)] if constant else []
+        return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, warnings)}, attacked(targets, right))
 
     def _nearest_guess(self, release, anonymized: EncodedTable, rng):
         """Whether the nearest anonymized row's secret is right, as a function of the targets."""
@@ -157,3 +168,8 @@ class Inference(Wp29Family):
         origin = float(release.column(self.params.secret).origin)
         with np.errstate(invalid="ignore"):
             return both_missing | (np.abs(guess - truth) <= self.params.tolerance * np.abs(truth + origin))
+
+
+def _tells_nothing(secret: str) -> str:
+    """The warning, and the reason it is not informative, of an inference of a secret with one value or none in the original."""
+    return f"{secret!r} holds one value or none in the original: inferring it tells nothing about anyone"

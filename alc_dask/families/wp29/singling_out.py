@@ -102,7 +102,7 @@ class SinglingOut(Wp29Family):
     @classmethod
     def not_informative(cls, row) -> str | None:
         """No predicate made: its rates are Wilson's uninformed 0.5 ± 0.5 and no control rate, a risk of nobody."""
-        return NOTHING_ATTACKED if not row.get("n_attacks") else None
+        return NOTHING_ATTACKED if not row.get("n_attacks") else super().not_informative(row)
 
     @classmethod
     def evidence(cls, row) -> str:

@@ -1,9 +1,9 @@
 """``check`` and ``evaluate``: the default battery (``alc_dask.apps.battery``) on an original, a
 release and an optional control table, run on the embedded local cluster, with no job file.
 
-The inputs are checked before any cluster starts (a missing file, an empty table, a release with
-columns the original lacks, a control table with other columns), each problem one ``ReleaseError``
-naming the file and the column.
+The inputs are checked before any cluster starts (a missing file, an original or a release of
+fewer than ``MIN_ROWS`` rows, a release with columns the original lacks, a control table with other
+columns), each problem one ``ReleaseError`` naming the file and the column or the count.
 """
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ from alc_dask.data.io import read_table
 
 Table = str | os.PathLike | pd.DataFrame
 
+MIN_ROWS = 10
+"""Rows an original or a release needs at least: fewer leave every evaluation nothing to measure
+(no interval narrower than [0, 1], no predicate, no neighbour), and a check of them would pass
+for want of evidence."""
+
 
 @dataclass
 class CheckInputs:
@@ -33,10 +38,14 @@ class CheckInputs:
 
 
 def read_inputs(original: Table, release: Table, control: Table | None = None) -> CheckInputs:
-    """The tables, each checked: it exists, it has rows, its columns are the original's."""
+    """The tables, each checked: it exists, it has rows (the original and the release at least
+    ``MIN_ROWS``), its columns are the original's."""
     tables = {"original": original, "release": release, "control": control}
     read = {role: _read(role, source) for role, source in tables.items() if source is not None}
     names = {role: _name(role, source) for role, source in tables.items() if source is not None}
+    for role in ("original", "release"):
+        if len(read[role]) < MIN_ROWS:
+            raise ReleaseError(f"{names[role]}: {len(read[role])} rows are too few for any evaluation: the {role} table needs at least {MIN_ROWS}")
     expected = list(read["original"].columns)
     extra = [c for c in read["release"].columns if c not in expected]
     if extra:

@@ -1,5 +1,7 @@
-"""``read_inputs``: tables too small for any evaluation are refused."""
+"""``read_inputs``: tables too small for any evaluation, and a control table holding the original's rows, are refused."""
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from alc_dask.apps.check import MIN_ROWS, read_inputs
@@ -11,6 +13,26 @@ from alc_dask.data.errors import ReleaseError
 def people():
     population = make_population(900, seed=2)
     return population.iloc[:300].reset_index(drop=True), population.iloc[300:600].reset_index(drop=True), population.iloc[600:].reset_index(drop=True)
+
+
+def test_a_control_holding_rows_of_the_original_is_refused_naming_the_count(people):
+    original, release, others = people
+    leaked = pd.concat([original.iloc[:60], others.iloc[60:]], ignore_index=True).sample(frac=1.0, random_state=0)
+    with pytest.raises(
+        ReleaseError, match=r"the control table \(a DataFrame\): 60 of the control's 300 rows are rows of the original .*a control table must be other people"
+    ):
+        read_inputs(original, release, leaked)
+    assert read_inputs(original, release, others).control is others
+
+
+def test_a_control_sharing_what_chance_shares_is_accepted():
+    """Few values per column: two samples of one population share most rows by chance, as the
+    original's own duplicates show."""
+    rng = np.random.default_rng(0)
+    population = pd.DataFrame({"sex": rng.choice(["f", "m"], 3000), "region": rng.choice(["n", "s", "e", "w"], 3000), "age": rng.integers(20, 30, 3000)})
+    original, release, control = population.iloc[:1000], population.iloc[1000:2000], population.iloc[2000:]
+    assert control.apply(tuple, axis=1).isin(set(original.apply(tuple, axis=1))).mean() > 0.9
+    assert read_inputs(original, release, control).control is control
 
 
 @pytest.mark.parametrize("role", ["original", "release"])

@@ -85,8 +85,8 @@ def test_the_halves_split_each_table_by_the_seed_alone():
 @pytest.fixture(scope="module")
 def inputs():
     rng = np.random.default_rng(0)
-    table = pd.DataFrame({name: rng.integers(0, 3, 60).astype(str) for name in ("a", "b", "c", "s")})
-    return read_inputs(table, table.drop(columns="c"), table)
+    table, control = (pd.DataFrame({name: rng.integers(0, 3, 60).astype(str) for name in ("a", "b", "c", "s")}) for _ in range(2))
+    return read_inputs(table, table.drop(columns="c"), control)
 
 
 @pytest.mark.parametrize(

@@ -3,11 +3,13 @@ release and an optional control table, run on the embedded local cluster, with n
 
 The inputs are checked before any cluster starts (a missing file, an original or a release of
 fewer than ``MIN_ROWS`` rows, a release with columns the original lacks, a control table with other
-columns), each problem one ``ReleaseError`` naming the file and the column or the count.
+columns or holding rows of the original), each problem one ``ReleaseError`` naming the file and the
+column or the count.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -25,6 +27,12 @@ MIN_ROWS = 10
 """Rows an original or a release needs at least: fewer leave every evaluation nothing to measure
 (no interval narrower than [0, 1], no predicate, no neighbour), and a check of them would pass
 for want of evidence."""
+CHANCE_SHARE = 0.01
+"""Share of a control table's rows that may be rows of the original at least, whatever the original's
+own duplicates: two samples of one population share a few identical rows by chance."""
+CHANCE_MARGIN = 4.0
+"""Standard deviations above its expectation the count shared by chance may reach: a control table
+of other people is then refused about once in 30 000 checks (were the count normal)."""
 
 
 @dataclass
@@ -39,7 +47,7 @@ class CheckInputs:
 
 def read_inputs(original: Table, release: Table, control: Table | None = None) -> CheckInputs:
     """The tables, each checked: it exists, it has rows (the original and the release at least
-    ``MIN_ROWS``), its columns are the original's."""
+    ``MIN_ROWS``), its columns are the original's; the control table's rows are other people's."""
     tables = {"original": original, "release": release, "control": control}
     read = {role: _read(role, source) for role, source in tables.items() if source is not None}
     names = {role: _name(role, source) for role, source in tables.items() if source is not None}
@@ -57,8 +65,25 @@ def read_inputs(original: Table, release: Table, control: Table | None = None) -
         if missing or other:
             problem = f"lacks column {missing[0]!r} of the original" if missing else f"has column {other[0]!r} the original lacks"
             raise ReleaseError(f"{names['control']}: the control table {problem} {names['original']}")
+        shared, allowed = _shared_rows(read["original"], read["control"][expected])
+        if shared > allowed:
+            raise ReleaseError(
+                f"{names['control']}: {shared} of the control's {len(read['control'])} rows are rows of the original {names['original']}: a control table must be other people"
+            )
     paths = {role: None if isinstance(source, pd.DataFrame) else os.fspath(source) for role, source in tables.items() if source is not None}
     return CheckInputs(read["original"], read["release"], read.get("control"), paths)
+
+
+def _shared_rows(original: pd.DataFrame, control: pd.DataFrame) -> tuple[int, float]:
+    """How many of the control's rows are rows of the original, and how many two independent samples
+    of one population would share by chance: the original's own share of rows identical to another
+    of its rows (the chance that a person's row is someone else's too), at least ``CHANCE_SHARE``,
+    times the control's rows, with ``CHANCE_MARGIN`` standard deviations more."""
+    original_rows, control_rows = (pd.util.hash_pandas_object(table.astype("string"), index=False) for table in (original, control))
+    shared = int(control_rows.isin(original_rows).sum())
+    chance = max(float(original_rows.duplicated(keep=False).mean()), CHANCE_SHARE)
+    expected = chance * len(control)
+    return shared, expected + CHANCE_MARGIN * math.sqrt(expected * (1.0 - chance))
 
 
 def _name(role: str, source: Table) -> str:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from alc_dask.apps.battery import FAMILIES, NEEDS_CONTROL, battery_entries, battery_job, original_records_share, quasi_identifiers_of, secrets_of
+from alc_dask.apps.battery import battery_entries, battery_job, battery_tables, quasi_identifiers_of, secrets_of, skipped_without_control
 from alc_dask.apps.synthetic import make_demo_release, make_population
 from alc_dask.cli import main
 from alc_dask.cli_exit_codes import EXIT_BAD_INPUT, EXIT_OK, EXIT_RELEASE_FLAGGED
@@ -43,12 +43,16 @@ def test_battery_secrets_are_the_last_columns_of_each_kind_and_the_quasi_identif
     assert quasi_identifiers_of(original, secrets) == ["age", "sex", "region", "education"]
 
 
+NEEDS_CONTROL = {"singling_out", "linkability", "inference", "membership", "special_uniques", "disclosure"}
+
+
 def test_battery_without_a_control_table_has_only_the_families_that_need_none(tables):
     original = tables["original"]
     families = {entry.get("family", "alc") for entry in battery_entries(original, original, has_control=False)}
     assert families == {"alc", "identification"}
     with_control = {entry.get("family", "alc") for entry in battery_entries(original, original, has_control=True)}
-    assert with_control == set(FAMILIES)
+    assert with_control == {"alc", "identification"} | NEEDS_CONTROL
+    assert set(skipped_without_control(original, original)) == NEEDS_CONTROL
     assert {entry.get("family", "alc") for entry in battery_entries(original, original, True, ["membership"])} == {"membership"}
     with pytest.raises(ValueError, match="nonsense"):
         battery_entries(original, original, True, ["nonsense"])
@@ -62,7 +66,7 @@ def test_identification_runs_only_on_a_release_of_the_originals_own_records(tabl
     def families(release):
         return {entry.get("family", "alc") for entry in battery_entries(original, release, has_control=True)}
 
-    assert original_records_share(original, original.sample(frac=0.3, random_state=1)) == 1.0
+    assert battery_tables(original, original.sample(frac=0.3, random_state=1), True).microdata_share == 1.0
     assert "identification" in families(original) and "identification" in families(tables["weak"])
     assert "identification" not in families(tables["strong"]) and "identification" not in families(make_population(ROWS, 7))
 
@@ -72,7 +76,7 @@ def test_battery_is_a_valid_job_for_the_engine(tables, tmp_path):
     entries = battery_entries(tables["original"], tables["weak"], has_control=True)
     spec = validate_job(battery_job(str(paths["original"]), str(paths["weak"]), str(paths["control"]), str(tmp_path / "out"), entries))
     assert len(spec.scenarios) == len(entries)
-    assert set(NEEDS_CONTROL) <= {entry.family for entry in spec.scenarios}
+    assert NEEDS_CONTROL <= {entry.family for entry in spec.scenarios}
 
 
 @pytest.fixture
@@ -170,7 +174,7 @@ def inconclusive_verdict():
 
 
 @pytest.mark.parametrize(("strict", "code"), [([], EXIT_OK), (["--strict"], EXIT_RELEASE_FLAGGED)], ids=["default", "strict"])
-def test_an_inconclusive_check_exits_0_with_a_warning_naming_what_settles_it_or_4_when_strict(tables, tmp_path, monkeypatch, strict, code):
+def test_an_inconclusive_check_exits_0_with_a_warning_naming_the_open_evaluations_or_4_when_strict(tables, tmp_path, monkeypatch, strict, code):
     """The battery's run replaced by its scores' verdict: the exit code and the lines are the command's."""
     from alc_dask.apps import check
 
@@ -180,7 +184,7 @@ def test_an_inconclusive_check_exits_0_with_a_warning_naming_what_settles_it_or_
     result = CliRunner().invoke(main, ["check", str(paths["original"]), str(paths["release"]), "--output", str(tmp_path / "out"), *strict])
     assert result.exit_code == code, result.output
     assert result.stdout.startswith("VERDICT: INCONCLUSIVE (0 flagged, 1 inconclusive, 0 pass)\n  inconclusive: inference release income-1: 10% guessed.")
-    assert "warning: the verdict is inconclusive: inference income-1: 4200 trials" in result.stderr
+    assert "warning: the verdict is inconclusive: 1 evaluation(s) straddle their threshold (inference income-1)" in result.stderr
     assert json.loads((tmp_path / "out" / "verdict.json").read_text())["verdict"] == "inconclusive"
 
 
@@ -193,10 +197,11 @@ def test_battery_links_the_two_halves_of_the_columns(tables):
     assert left + right == list(original.columns) and abs(len(left) - len(right)) <= 1
 
 
-def test_battery_measures_membership_by_distance_and_density_ratio(tables):
-    """density_ratio adds power at low false-positive rates on near copies (the generators benchmark):
-    both run, at the same population's skew, so the verdict corrects for choosing the stronger."""
+def test_battery_measures_membership_by_closest_distance_distance_and_density_ratio(tables):
+    """The closest distance is the plain test; density_ratio adds power at low false-positive rates
+    on near copies (the generators benchmark): all run, at the same population's skew, so the
+    verdict corrects for choosing the strongest."""
     original = tables["original"]
     entries = [e for e in battery_entries(original, original, has_control=True) if e.get("family") == "membership"]
-    assert [e["attack"] for e in entries] == ["distance_ratio", "density_ratio"]
+    assert [e["attack"] for e in entries] == ["closest_distance", "distance_ratio", "density_ratio"]
     assert len({e["population"] for e in entries}) == 1

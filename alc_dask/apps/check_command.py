@@ -1,9 +1,10 @@
 """``alc-dask check``: the default battery on one release, no job file; its verdict printed.
 
 Exit codes: 0 pass, 4 flagged, 2 bad input (before any cluster starts). An **inconclusive**
-verdict exits 0 with a warning line on stderr saying how many trials would settle it: nothing was
-shown to leak, so a gate on 4 does not stop the release, but the line is there for a human (and the
-verdict in ``verdict.json``) to decide; ``--strict`` makes it exit 4 as flagged does.
+verdict exits 0 with a warning line on stderr naming the open evaluations: nothing was shown to
+leak, so a gate on 4 does not stop the release, but the line is there for a human (and the verdict
+in ``verdict.json``) to decide; ``--strict`` makes it exit 4 as flagged does. Without a control
+table a line says which families did not run.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def check(original: Path, release: Path, control: Path | None, output: Path, see
 
     Exits 0 on pass, 4 on flagged; inconclusive exits 0 with a warning line (4 with --strict). With
     --worst-columns, a subset of known columns whose held-out measure is flagged exits 4 too."""
+    from alc_dask.apps.battery import skipped_without_control
     from alc_dask.apps.check import read_inputs, run_check
     from alc_dask.report.verdict import verdict_lines, verdict_of, write_verdict
 
@@ -48,6 +50,8 @@ def check(original: Path, release: Path, control: Path | None, output: Path, see
     verdict = verdict_of(run.scores)
     path = write_verdict(verdict, output)
     click.echo("\n".join(verdict_lines(verdict, most=TOP_EVIDENCE)))
+    if inputs.control is None and (skipped := skipped_without_control(inputs.original, inputs.release)):
+        click.echo(f"not run: {', '.join(skipped)}: they compare the original's people with other people; give --control to run them")
     click.echo(f"Verdict: {path}\nReport: {(output / 'report' / 'report.html').resolve()}")
     if verdict.verdict == "inconclusive":
         click.echo(f"warning: the verdict is inconclusive: {settle_hint(verdict)}", err=True)
@@ -68,7 +72,6 @@ def searched_worst_columns(inputs, folder: Path, seed: int) -> bool:
 
 
 def settle_hint(verdict) -> str:
-    """What would settle an inconclusive verdict: the trials each straddling evaluation needs in all."""
-    open_ones = [item for item in verdict.evaluations if item.label == "inconclusive"]
-    settles = [f"{item.family} {item.id}: {item.settle} trials" for item in open_ones if item.settle]
-    return "; ".join(settles) or f"{len(open_ones)} evaluations straddle their threshold"
+    """The evaluations that straddle their threshold, each by family and id."""
+    open_ones = [f"{item.family} {item.id}" for item in verdict.evaluations if item.label == "inconclusive"]
+    return f"{len(open_ones)} evaluation(s) straddle their threshold ({', '.join(open_ones[:TOP_EVIDENCE])}{', ...' if len(open_ones) > TOP_EVIDENCE else ''}); their evidence says what these tables could have flagged"

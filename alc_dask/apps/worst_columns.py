@@ -319,13 +319,14 @@ def battery_searches(inputs: CheckInputs, folder: Path, seed: int = 0, workers: 
     table one of membership per attack of the battery, each in its own folder under ``folder``
     (``<secret>``, ``membership-<attack>``): the default budget and targets, every subset of up to
     the default size if they fit in the budget, else of single columns (and then greedy steps)."""
-    from alc_dask.apps.battery import MEMBERSHIP_ATTACKS, secrets_of
+    from alc_dask.apps.battery import secrets_of
     from alc_dask.engine import OnDemandClient
+    from alc_dask.families.membership.family import BATTERY_ATTACKS
     from alc_dask.jobs.spec import safe_label
 
     released = set(inputs.release.columns)
     wanted = [(secret, "alc", None) for secret in secrets_of(inputs.original) if secret in released]
-    wanted += [(None, "membership", attack) for attack in MEMBERSHIP_ATTACKS] if inputs.control is not None else []
+    wanted += [(None, "membership", attack) for attack in BATTERY_ATTACKS] if inputs.control is not None else []
     requests = []
     for secret, family, attack in wanted:
         others = len([c for c in inputs.original.columns if c in released and c != secret])

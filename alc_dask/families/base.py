@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from alc_dask.data import Release
+    from alc_dask.families.battery import BatteryTables
     from alc_dask.families.planning import Generator, PlanContext, Planned
     from alc_dask.families.presentation import Section
     from alc_dask.measure import SettingError
@@ -247,6 +248,18 @@ class EvaluationFamily:
             f"scenario entries of the {getattr(cls, 'name', cls.__name__)!r} family (its parameters, tiny: a few hundred rows, few attacks) "
             f"that run on a demo release of the columns {', '.join(columns)}, so that alc_dask.testing.check_family can run the family through its contract"
         )
+
+    @classmethod
+    def battery(cls, tables: BatteryTables) -> list[dict[str, Any]]:
+        """The job entries this family adds to ``check``'s default battery for ``tables`` (the
+        battery's secrets and quasi-identifiers chosen): the evaluations a custodian should not
+        have to ask for. By default none."""
+        return []
+
+    @classmethod
+    def battery_settings(cls) -> dict[str, Any]:
+        """Top-level job settings (this family's ``JobSettings``) its battery entries run with."""
+        return {}
 
     @classmethod
     def entry_model(cls) -> type[BaseModel]:

@@ -86,6 +86,13 @@ ALC_FIELDS = (
 )
 
 
+BATTERY_BASELINE = {"candidates": ["majority", "one_to_one", "hist_gradient_boosting", "random_forest"], "trees": 30}
+"""The battery's ML baseline: the reference implementation's cheap candidates (its logistic regression
+on wide one-hot columns costs minutes), 30 trees per forest."""
+BATTERY_PAIRS = 3200
+"""The battery's budget of pairs per ALC scenario (a look of the verdict's, 50 · 2⁶)."""
+
+
 class AlcFamily(EvaluationFamily):
     name = "alc"
     Params = AlcParams
@@ -141,6 +148,28 @@ class AlcFamily(EvaluationFamily):
         attack = predictions[(predictions["side"] == "attack") & ~predictions["abstained"].eq(True)]
         kept = attack[attack["correct"].eq(True) & (attack["confidence"] >= float(row["attack_confidence_cut"]))]
         return exposed_records(kept["target"], f"{row['secret']} inferred with confidence")
+
+    @classmethod
+    def battery(cls, tables):
+        """Each secret guessed from the quasi-identifiers, and from every other column the release
+        holds: the nearest-row attacker who knows all of a person but the secret finds a copy, a
+        near copy or a swap of their row without any control table (the ALC's baseline is already
+        a model trained without the person)."""
+        released = set(tables.release.columns)
+        entries = []
+        for secret in tables.secrets:
+            quasi = [c for c in tables.quasi_identifiers if c != secret and c in released]
+            others = [c for c in tables.columns if c != secret and c in released]
+            for known in (quasi, others):
+                if known and {"secret": secret, "known": known} not in entries:
+                    entries.append({"secret": secret, "known": known})
+        return entries
+
+    @classmethod
+    def battery_settings(cls):
+        """The ML baseline (the majority, histogram boosting or a forest, as model selection
+        chooses) and a budget of pairs per scenario, within which halting waits for the interval."""
+        return {"baselines": ["ml"], "baseline_settings": BATTERY_BASELINE, "halting": {"max_pairs": BATTERY_PAIRS}}
 
     Entry = ExplicitScenario
     JobSettings = AlcJobSettings

@@ -77,6 +77,17 @@ class Disclosure(EvaluationFamily):
     generators = (KeySets,)
 
     @classmethod
+    def battery(cls, tables):
+        """With a control table, what the categorical quasi-identifiers disclose of the first
+        categorical secret (DiSCO beyond the control's), or RepU when there is none."""
+        if not tables.has_control:
+            return []
+        released = set(tables.release.columns)
+        keys = [c for c in tables.quasi_identifiers if c in released and not tables.is_continuous(c)]
+        targets = [c for c in tables.secrets if c in released and c not in keys and not tables.is_continuous(c)]
+        return [{"family": cls.name, "keys": keys, **({"target": targets[0]} if targets else {})}] if keys else []
+
+    @classmethod
     def headline_interval(cls, row):
         return HeadlineInterval(float(row["disclosure_risk"]), float(row["disclosure_risk_low"]), float(row["disclosure_risk_high"]), float(row["n_original"]))
 

@@ -40,12 +40,27 @@ class IdentificationParams(FamilyParams):
     """k-anonymity: the share of records in sets of fewer than k is reported."""
 
 
+MICRODATA_SHARE = 0.5
+"""The share of a release's rows that must be the original's own for the battery to forecast identification."""
+
+
 class Identification(EvaluationFamily):
     name = "identification"
     Params = IdentificationParams
     headline = "kappa_population"
     threshold = REIDENTIFICATION
     scale = "κ: the share of the population identified correctly when matched on the quasi-identifiers"
+
+    @classmethod
+    def battery(cls, tables):
+        """A match on the quasi-identifiers in the battery's population, when at least
+        ``MICRODATA_SHARE`` of the release's rows are rows of the original (a copy, a subset or a
+        sample of the microdata): the forecast reads the original alone, so it speaks of the release
+        only when the release publishes people's own records; a synthetic or perturbed release is
+        judged by the attacks on it instead."""
+        if not tables.quasi_identifiers or tables.microdata_share < MICRODATA_SHARE:
+            return []
+        return [{"family": cls.name, "quasi_identifiers": list(tables.quasi_identifiers), "population": tables.population, "allow_negative_gamma": True}]
 
     @classmethod
     def headline_interval(cls, row):

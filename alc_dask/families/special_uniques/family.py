@@ -82,6 +82,15 @@ class SpecialUniques(EvaluationFamily):
     fields = FIELDS
 
     @classmethod
+    def battery(cls, tables):
+        """With a control table, the special uniques of the categorical columns the release holds
+        (at most ``MAX_DEFAULT_KEYS``), MSUs of up to three of them."""
+        if not tables.has_control:
+            return []
+        keys = [c for c in tables.columns if c in tables.release.columns and not tables.is_continuous(c)][:MAX_DEFAULT_KEYS]
+        return [{"family": cls.name, "columns": keys, "max_size": min(3, len(keys))}] if keys else []
+
+    @classmethod
     def headline_interval(cls, row):
         trials = float(row["n_special_original"])
         return HeadlineInterval(float(row["replicated_risk"]), float(row["replicated_risk_low"]), float(row["replicated_risk_high"]), trials)

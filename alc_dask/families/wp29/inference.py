@@ -26,7 +26,7 @@ from pydantic import Field, model_validator
 
 from alc_dask.data import ColumnKind, EncodedTable, ScenarioError
 from alc_dask.families.base import CheckExamples, Evaluation, column
-from alc_dask.families.wp29.common import WP29_FIELDS, Wp29Family, Wp29Params, attacked, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.wp29.common import BATTERY_ATTACKS, WP29_FIELDS, Wp29Family, Wp29Params, attacked, attacked_tables, check_columns, wp29_measures
 from alc_dask.measure import AttackCounts, Tolerance
 from alc_dask.seeds import stream
 
@@ -47,6 +47,10 @@ class InferenceParams(Wp29Params):
         if self.secret in self.aux_cols:
             raise ValueError(f"secret: {self.secret!r} is also one of the aux_cols; the attacker would know it already")
         return self
+
+
+BATTERY_KNOWN = 8
+"""Columns the battery's inference attacker knows at most."""
 
 
 class Inference(Wp29Family):
@@ -87,6 +91,19 @@ class Inference(Wp29Family):
                 {"aux_cols": ["age", "sex", "education", "occupation"], "secret": "income", "n_attacks": 100},
             ]
         )
+
+    @classmethod
+    def battery(cls, tables):
+        """With a control table, each secret inferred from up to ``BATTERY_KNOWN`` other columns of the release."""
+        if not tables.has_control:
+            return []
+        released = [c for c in tables.columns if c in tables.release.columns]
+        entries = []
+        for secret in tables.secrets:
+            known = [c for c in released if c != secret][:BATTERY_KNOWN]
+            if known:
+                entries.append({"family": cls.name, "secret": secret, "aux_cols": known, "n_attacks": BATTERY_ATTACKS})
+        return entries
 
     def describe(self) -> str:
         return self.params.secret

@@ -19,7 +19,7 @@ from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
 from alc_dask.families.base import CheckExamples, Evaluation
-from alc_dask.families.wp29.common import Wp29Family, Wp29Params, attacked, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.wp29.common import BATTERY_ATTACKS, Wp29Family, Wp29Params, attacked, attacked_tables, check_columns, wp29_measures
 from alc_dask.families.wp29.draws import samples_without_replacement
 from alc_dask.measure import AttackCounts
 from alc_dask.seeds import stream
@@ -53,7 +53,19 @@ class Linkability(Wp29Family):
 
     @classmethod
     def exposure(cls, row) -> str:
-        return "linked from the quasi-identifiers"
+        return "linked across the two halves of its columns"
+
+    @classmethod
+    def battery(cls, tables):
+        """With a control table, the first half of the release's columns against the other half, as
+        Anonymeter's examples split them: on the generators benchmark four quasi-identifiers against
+        three other columns linked a copy of tx2019's 24 columns for 10% of people where the halves
+        link it for 99.7%."""
+        columns = [c for c in tables.columns if c in tables.release.columns]
+        half = len(columns) // 2
+        if not tables.has_control or half == 0:
+            return []
+        return [{"family": cls.name, "aux_cols": [columns[:half], columns[half:]], "n_neighbors": 10, "n_attacks": BATTERY_ATTACKS}]
 
     @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:

@@ -28,7 +28,17 @@ from pydantic import Field, model_validator
 from alc_dask.data import ScenarioError
 from alc_dask.data.partitioned import whole
 from alc_dask.families.base import CheckExamples, Evaluation, HeadlineInterval, column
-from alc_dask.families.wp29.common import WP29_FIELDS, ChosenColumns, Wp29Family, Wp29Params, attacked_tables, check_columns, hits_table, wp29_measures
+from alc_dask.families.wp29.common import (
+    BATTERY_ATTACKS,
+    WP29_FIELDS,
+    ChosenColumns,
+    Wp29Family,
+    Wp29Params,
+    attacked_tables,
+    check_columns,
+    hits_table,
+    wp29_measures,
+)
 from alc_dask.families.wp29.draws import random_conditions
 from alc_dask.families.wp29.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches, isolated_records
 from alc_dask.measure import AttackCounts, singling_out_probability
@@ -63,6 +73,10 @@ class SinglingOutParams(Wp29Params):
         if self.mode == "multivariate" and self.max_attempts < self.n_attacks:
             raise ValueError(f"max_attempts: {self.max_attempts} is fewer than n_attacks: {self.n_attacks}; each attempt makes one predicate at most")
         return self
+
+
+BATTERY_COLUMNS = 3
+"""Columns of the battery's multivariate predicates."""
 
 
 class SinglingOut(Wp29Family):
@@ -123,6 +137,17 @@ class SinglingOut(Wp29Family):
     @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
         return CheckExamples([{"mode": "univariate", "n_attacks": 50}, {"mode": "multivariate", "n_cols": 3, "n_attacks": 50}])
+
+    @classmethod
+    def battery(cls, tables):
+        """With a control table, univariate predicates and multivariate ones on ``BATTERY_COLUMNS`` columns."""
+        if not tables.has_control:
+            return []
+        n_cols = min(BATTERY_COLUMNS, len([c for c in tables.columns if c in tables.release.columns]))
+        return [
+            {"family": cls.name, "mode": "univariate", "n_attacks": BATTERY_ATTACKS},
+            {"family": cls.name, "mode": "multivariate", "n_cols": n_cols, "n_attacks": BATTERY_ATTACKS},
+        ]
 
     def describe(self) -> str:
         return self.params.mode

@@ -7,9 +7,14 @@ The battery chooses once what every family shares, and why:
   with more than ``MAX_CATEGORIES`` distinct values), the *last* informative ones of each kind in
   the original's column order: sensitive attributes usually follow the demographics a table starts
   with. A column is informative (`informative`) when it has two values or more, is not an
-  identifier (a categorical column with a value of its own for nearly every row), and leaves at
-  least ``MIN_MINORITY`` people outside its most common value: fewer leave no attack room to show a
-  loss (``alc_dask.measure.sequential``), so such a column would be reported not informative anyway.
+  identifier (a categorical column with a value of its own for nearly every row), and its most
+  common value is held by at most ``MAX_MAJORITY`` of people (and leaves at least ``MIN_MINORITY``
+  out): a secret nearly everyone shares leaves an attack little room to show a loss, so its
+  evaluations need far more people to settle either way. Anonymeter's risk divides the members'
+  excess success by what the control left to gain, ``1 − control``: at a control success of 0.9 its
+  interval is ten times the rates' (±0.14 with 5 000 people each), and a release of other people
+  cannot pass 0.09; at 0.8, ±0.07 (the calibration benchmark). Name such a secret yourself to have it
+  evaluated (``--secret``, ``secrets=``).
 - **Quasi-identifiers**: up to four columns that are not secrets, the *first* in column order
   (age, sex, region and the like usually lead a table).
 - **The population**: ``POPULATION_FACTOR`` times the original's rows (the release taken as a 10%
@@ -35,6 +40,8 @@ QUASI_IDENTIFIERS = 4
 POPULATION_FACTOR = 10
 MIN_MINORITY = 20
 """People outside a secret's most common value below which the battery does not choose it."""
+MAX_MAJORITY = 0.8
+"""The largest share of people holding a secret's most common value for the battery to choose it."""
 IDENTIFIER_SHARE = 0.9
 """A categorical column with distinct values for more than this share of rows is an identifier, not a secret."""
 
@@ -47,7 +54,8 @@ def informative(column: pd.Series) -> bool:
         return False
     if not is_continuous(column) and distinct > IDENTIFIER_SHARE * len(column):
         return False
-    return len(column) - int(column.value_counts(dropna=False).iloc[0]) >= MIN_MINORITY
+    majority = int(column.value_counts(dropna=False).iloc[0])
+    return majority <= MAX_MAJORITY * len(column) and len(column) - majority >= MIN_MINORITY
 
 
 def secrets_of(original: pd.DataFrame) -> list[str]:

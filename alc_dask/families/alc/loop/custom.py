@@ -73,7 +73,7 @@ class AttackLoop:
     ...         loop.abstain()
     >>> result = loop.result()
     >>> round(result.alc, 2), result.halt_code, result.abstentions > 0
-    (0.96, 'early_high_loose', True)
+    (0.97, 'early_high_loose', True)
     """
 
     def __init__(self, release: Release, secret: str, known: Sequence[str], *, name: str = "custom", **options):

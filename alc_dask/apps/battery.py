@@ -4,9 +4,13 @@ families add for the inputs (``EvaluationFamily.battery``), as one job spec run 
 The battery chooses once what every family shares, and why:
 
 - **Secrets**: up to two categorical and two continuous columns (a continuous column is numeric
-  with more than ``MAX_CATEGORIES`` distinct values), the *last* informative ones of each kind in
-  the original's column order: sensitive attributes usually follow the demographics a table starts
-  with. A column is informative (`informative`) when it has two values or more, is not an
+  with more than ``MAX_CATEGORIES`` distinct values): of each kind the informative ones whose most
+  common value (a continuous column's most common of the 20 bins the ALC infers it by) the fewest
+  people share, the later in column order on a tie (sensitive attributes usually follow the
+  demographics a table starts with). A secret most people share is one a model guesses without the
+  release (adult's sex from relationship, income from the rest), so an attack has little room to
+  show what the release adds: on a 20%-swapped adult the battery's first choices (fnlwgt, sex,
+  hours-per-week, income) showed ALCs of 0.29 at most, occupation shows the swap. A column is informative (`informative`) when it has two values or more, is not an
   identifier (a categorical column with a value of its own for nearly every row), and its most
   common value is held by at most ``MAX_MAJORITY`` of people (and leaves at least ``MIN_MINORITY``
   out): a secret nearly everyone shares leaves an attack little room to show a loss, so its
@@ -40,6 +44,8 @@ QUASI_IDENTIFIERS = 4
 POPULATION_FACTOR = 10
 MIN_MINORITY = 20
 """People outside a secret's most common value below which the battery does not choose it."""
+SECRET_BINS = 20
+"""Uniform bins a continuous secret is inferred by (the data layer's ``Bins``)."""
 MAX_MAJORITY = 0.8
 """The largest share of people holding a secret's most common value for the battery to choose it."""
 IDENTIFIER_SHARE = 0.9
@@ -54,17 +60,29 @@ def informative(column: pd.Series) -> bool:
         return False
     if not is_continuous(column) and distinct > IDENTIFIER_SHARE * len(column):
         return False
-    majority = int(column.value_counts(dropna=False).iloc[0])
+    majority = int(column.value_counts(dropna=False).iloc[0])  # as the values are: a constant run of a continuous column counts
     return majority <= MAX_MAJORITY * len(column) and len(column) - majority >= MIN_MINORITY
 
 
 def secrets_of(original: pd.DataFrame) -> list[str]:
-    """The battery's secrets: the last ``SECRETS_PER_KIND`` informative categorical and continuous columns, in column order."""
+    """The battery's secrets: of each kind, the ``SECRETS_PER_KIND`` informative columns whose most common value the fewest share, in column order."""
     candidates = [name for name in original.columns if informative(original[name])]
     continuous = [name for name in candidates if is_continuous(original[name])]
     categorical = [name for name in candidates if name not in continuous]
-    chosen = set(categorical[-SECRETS_PER_KIND:]) | set(continuous[-SECRETS_PER_KIND:])
+    chosen = set()
+    for kind in (continuous, categorical):
+        ranked = sorted(reversed(kind), key=lambda name: majority_share(original[name]))  # stable: later columns first on a tie
+        chosen |= set(ranked[:SECRETS_PER_KIND])
     return [name for name in original.columns if name in chosen]
+
+
+def majority_share(column: pd.Series) -> float:
+    """The share of rows holding the most common value (of a continuous column, the most common of
+    ``SECRET_BINS`` uniform bins between its extremes, as a secret is inferred)."""
+    if is_continuous(column):
+        numbers = column.astype(float)
+        column = pd.cut(numbers, SECRET_BINS, labels=False) if numbers.max() > numbers.min() else numbers
+    return float(column.value_counts(dropna=False).iloc[0]) / max(len(column), 1)
 
 
 def quasi_identifiers_of(original: pd.DataFrame, secrets: Iterable[str]) -> list[str]:

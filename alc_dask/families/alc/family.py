@@ -89,6 +89,8 @@ ALC_FIELDS = (
 BATTERY_BASELINE = {"candidates": ["majority", "one_to_one", "hist_gradient_boosting", "random_forest"], "trees": 30}
 """The battery's ML baseline: the reference implementation's cheap candidates (its logistic regression
 on wide one-hot columns costs minutes), 30 trees per forest."""
+BATTERY_TOLERANCE = {"epsilon": 0.05, "relative_to": "value"}
+"""How near the battery's guess of a continuous secret must be to count as right: within 5% of the person's value."""
 BATTERY_PAIRS = 3200
 """The battery's budget of pairs per ALC scenario (a look of the verdict's, 50 · 2⁶)."""
 
@@ -154,15 +156,21 @@ class AlcFamily(EvaluationFamily):
         """Each secret guessed from the quasi-identifiers, and from every other column the release
         holds: the nearest-row attacker who knows all of a person but the secret finds a copy, a
         near copy or a swap of their row without any control table (the ALC's baseline is already
-        a model trained without the person)."""
+        a model trained without the person). A continuous secret is right within ``BATTERY_TOLERANCE``
+        of the person's value (Francis & Wagner 2024, §4.3), not in one of 20 uniform bins: a few
+        wide bins hold most people of a skewed column, so any model lands in the right one (on a
+        20%-swapped adult, fnlwgt's ALC is 0.29 by bins and 0.71 [0.60, 0.80] within 5%; on a
+        bootstrap of other people −0.03 [−0.20, 0.14])."""
         released = set(tables.release.columns)
         entries = []
         for secret in tables.secrets:
             quasi = [c for c in tables.quasi_identifiers if c != secret and c in released]
             others = [c for c in tables.columns if c != secret and c in released]
+            scored = {"tolerance": BATTERY_TOLERANCE} if tables.is_continuous(secret) else {}
             for known in (quasi, others):
-                if known and {"secret": secret, "known": known} not in entries:
-                    entries.append({"secret": secret, "known": known})
+                entry = {"secret": secret, "known": known, **scored}
+                if known and entry not in entries:
+                    entries.append(entry)
         return entries
 
     @classmethod

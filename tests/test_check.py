@@ -36,11 +36,26 @@ def written(folder, tables: dict[str, pd.DataFrame]) -> dict:
     return paths
 
 
-def test_battery_secrets_are_the_last_columns_of_each_kind_and_the_quasi_identifiers_the_first_others(tables):
+def test_battery_secrets_are_those_of_each_kind_the_fewest_share_and_the_quasi_identifiers_the_first_others(tables):
     original = tables["original"]
     secrets = secrets_of(original)
-    assert secrets == ["income", "hours_per_week", "married", "condition"]
-    assert quasi_identifiers_of(original, secrets) == ["age", "sex", "region", "education"]
+    assert secrets == ["age", "region", "occupation", "hours_per_week"]  # continuous: age, hours; categorical: region 20%, occupation 26%
+    assert quasi_identifiers_of(original, secrets) == ["sex", "education", "income", "married"]
+
+
+def test_battery_secrets_leave_out_what_tells_nothing():
+    """A constant or empty column, an identifier, and a value 90% of people share are never the battery's secrets."""
+    rows = 1000
+    frame = pd.DataFrame(
+        {
+            "spread": [str(i % 5) for i in range(rows)],
+            "constant": ["x"] * rows,
+            "empty": [None] * rows,
+            "identifier": [f"id{i}" for i in range(rows)],
+            "dominant": ["common"] * 900 + ["rare"] * 100,
+        }
+    )
+    assert secrets_of(frame) == ["spread"]
 
 
 NEEDS_CONTROL = {"singling_out", "linkability", "inference", "membership", "special_uniques", "disclosure"}
@@ -145,6 +160,20 @@ def test_check_on_a_copy_of_the_original_is_flagged_and_evaluate_agrees(tables, 
     assert "<html" in answer.to_html().lower() and "flagged" in answer._repr_html_()
 
 
+def test_a_copy_without_a_control_table_is_flagged_and_the_families_left_out_are_named(tables, tmp_path):
+    """The issue's narrow table: a copy, rows shuffled, passed with the quasi-identifiers alone; the
+    attacker who knows every other column finds each person's row."""
+    narrow = tables["original"][["sex", "region", "education", "occupation", "income"]]
+    paths = written(tmp_path, {"original": narrow, "copy": narrow.sample(frac=1.0, random_state=3)})
+    output = tmp_path / "check"
+    result = CliRunner().invoke(main, ["check", str(paths["original"]), str(paths["copy"]), "--output", str(output)])
+    assert result.exit_code == EXIT_RELEASE_FLAGGED, result.output
+    assert "not run: " in result.stdout and "membership" in result.stdout and "give --control" in result.stdout
+    verdict = json.loads((output / "verdict.json").read_text())
+    assert verdict["releases"] == {"copy": "flagged"}
+    assert any(item["family"] == "alc" and item["label"] == "flagged" for item in verdict["evaluations"])
+
+
 def test_check_on_a_fresh_sample_flags_no_evaluation_of_the_release(tables, control, tmp_path):
     fresh = make_population(ROWS, 7)
     paths = written(tmp_path, {"original": tables["original"], "fresh": fresh, "control": control})
@@ -179,8 +208,14 @@ def test_an_inconclusive_check_exits_0_with_a_warning_naming_the_open_evaluation
     from alc_dask.apps import check
 
     paths = written(tmp_path, {"original": tables["original"], "release": tables["weak"]})
-    monkeypatch.setattr(check, "run_check", lambda inputs, output, seed: check.CheckRun(pd.DataFrame(), output, 0.0, {}))
-    monkeypatch.setattr("alc_dask.report.verdict.verdict_of", lambda scores: inconclusive_verdict())
+
+    def run_check(inputs, output, seed):  # as the battery's run does: its verdict written once
+        from alc_dask.report.verdict import write_verdict
+
+        write_verdict(inconclusive_verdict(), output)
+        return check.CheckRun(pd.DataFrame(), inconclusive_verdict(), output, 0.0, {})
+
+    monkeypatch.setattr(check, "run_check", run_check)
     result = CliRunner().invoke(main, ["check", str(paths["original"]), str(paths["release"]), "--output", str(tmp_path / "out"), *strict])
     assert result.exit_code == code, result.output
     assert result.stdout.startswith("VERDICT: INCONCLUSIVE (0 flagged, 1 inconclusive, 0 pass)\n  inconclusive: inference release income-1: 10% guessed.")

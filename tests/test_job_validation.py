@@ -285,8 +285,8 @@ MEASURED = {
     for side in ("attack", "base")
     for name, value in (("precision", 0.6), ("recall", 0.5), ("interval_low", 0.5), ("interval_high", 0.7))
 }
-MEASURED["attack_n"] = 100
-"""What the verdict reads of an ALC row beside the ALC: its precisions, recalls and intervals."""
+MEASURED |= {"attack_n": 100, "attack_correct": 60, "base_n": 100, "base_correct": 60, "pairs": 200}
+"""What the verdict reads of an ALC row beside the ALC: its precisions, recalls, intervals and counts."""
 
 
 def test_summaries_and_audits_count_skipped_scenarios_apart():

@@ -158,18 +158,19 @@ def test_check_with_worst_columns_searches_each_battery_secret_and_membership(tm
     monkeypatch.setattr(worst_columns, "run_search", lambda request, inputs, folder, cluster: searched.append((request, folder.name)))
     worst_columns.battery_searches(read_inputs(tables["original"], tables["weak"], tables["control"]), tmp_path, seed=3)
     assert [(request.family, request.secret, folder) for request, folder in searched] == [
-        ("alc", "income", "income"),
+        ("alc", "age", "age"),
+        ("alc", "region", "region"),
+        ("alc", "occupation", "occupation"),
         ("alc", "hours_per_week", "hours_per_week"),
-        ("alc", "married", "married"),
-        ("alc", "condition", "condition"),
+        ("membership", None, "membership-closest_distance"),
         ("membership", None, "membership-distance_ratio"),
         ("membership", None, "membership-density_ratio"),
     ]
-    assert [request.attack for request, _ in searched] == [None] * 4 + ["distance_ratio", "density_ratio"]
+    assert [request.attack for request, _ in searched] == [None] * 4 + ["closest_distance", "distance_ratio", "density_ratio"]
     assert {(request.max_size, request.budget, request.targets, request.seed) for request, _ in searched} == {
         (DEFAULT_MAX_SIZE, DEFAULT_BUDGET, DEFAULT_TARGETS, 3)
     }
-    assert searched[0][0].candidates == tuple(c for c in tables["original"].columns if c != "income")
+    assert searched[0][0].candidates == tuple(c for c in tables["original"].columns if c != "age")
 
 
 @pytest.mark.parametrize(("flag", "label", "code"), [([], "flagged", 0), (["--worst-columns"], "pass", 0), (["--worst-columns"], "flagged", 4)])
@@ -182,8 +183,8 @@ def test_check_exits_4_when_a_worst_columns_search_is_flagged(tmp_path, monkeypa
 
     table = pd.DataFrame({"a": ["x", "y"] * 10, "s": ["u", "v", "w", "z"] * 5})
     table.to_parquet(tmp_path / "original.parquet")
-    monkeypatch.setattr(check, "run_check", lambda inputs, output, seed: check.CheckRun(pd.DataFrame(), output, 0.0, {}))
-    monkeypatch.setattr("alc_dask.report.verdict.verdict_of", lambda scores: Verdict(verdict="pass", evaluations=[], thresholds={}))
+    passing = Verdict(verdict="pass", evaluations=[], thresholds={})
+    monkeypatch.setattr(check, "run_check", lambda inputs, output, seed: check.CheckRun(pd.DataFrame(), passing, output, 0.0, {}))
     result = SimpleNamespace(label=label, lines=lambda: [f"Worst known columns: {label}"])
     monkeypatch.setattr(worst_columns, "battery_searches", lambda inputs, folder, seed: [result])
     files = [str(tmp_path / "original.parquet")] * 2

@@ -100,9 +100,10 @@ def _read(role: str, source: Table) -> pd.DataFrame:
 
 @dataclass
 class CheckRun:
-    """What a check wrote and measured: the scores, the output folder, the seconds per family."""
+    """What a check wrote and measured: the scores, the verdict the run wrote, the output folder, the seconds per family."""
 
     scores: pd.DataFrame
+    verdict: object
     output: Path
     seconds: float
     seconds_per_family: dict[str, float]
@@ -115,6 +116,7 @@ def run_check(inputs: CheckInputs, output: str | os.PathLike, families=None, see
     from alc_dask.jobs import validate_job
     from alc_dask.report import summarize, write_report
     from alc_dask.report.exposure import exposure_of_results
+    from alc_dask.report.verdict import read_verdict
 
     output = Path(output)
     paths = engine_paths(inputs, output)
@@ -126,8 +128,9 @@ def run_check(inputs: CheckInputs, output: str | os.PathLike, families=None, see
         scores = run_job(spec, client=client, progress=progress)
     seconds = time.perf_counter() - started
     exposure = exposure_of_results(output)
-    write_report(summarize(scores), output / "report", title="alc_dask check: the default battery on one release", exposure=exposure)
-    return CheckRun(scores, output, seconds, _seconds_per_family(scores))
+    verdict = read_verdict(output)  # judged once, by the run
+    write_report(summarize(scores, verdict=verdict), output / "report", title="alc_dask check: the default battery on one release", exposure=exposure)
+    return CheckRun(scores, verdict, output, seconds, _seconds_per_family(scores))
 
 
 def engine_paths(inputs: CheckInputs, output: Path) -> dict[str, str | None]:

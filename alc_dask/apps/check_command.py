@@ -43,12 +43,11 @@ def check(original: Path, release: Path, control: Path | None, output: Path, see
     --worst-columns, a subset of known columns whose held-out measure is flagged exits 4 too."""
     from alc_dask.apps.battery import skipped_without_control
     from alc_dask.apps.check import read_inputs, run_check
-    from alc_dask.report.verdict import verdict_lines, verdict_of, write_verdict
+    from alc_dask.report.verdict import verdict_lines
 
     inputs = read_inputs(original, release, control)
     run = run_check(inputs, output, seed=seed)
-    verdict = verdict_of(run.scores)
-    path = write_verdict(verdict, output)
+    verdict, path = run.verdict, (output / "verdict.json").resolve()
     click.echo("\n".join(verdict_lines(verdict, most=TOP_EVIDENCE)))
     if inputs.control is None and (skipped := skipped_without_control(inputs.original, inputs.release)):
         click.echo(f"not run: {', '.join(skipped)}: they compare the original's people with other people; give --control to run them")

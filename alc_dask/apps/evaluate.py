@@ -131,10 +131,7 @@ def evaluate(
     >>> result.report.name
     'report.html'
     """
-    from alc_dask.report.verdict import verdict_of
-
     inputs = read_inputs(original, release, control)
     folder = Path(output) if output is not None else Path(tempfile.mkdtemp(prefix="alc-dask-evaluate-"))
     run = run_check(inputs, folder, families=families, seed=seed, progress=progress, workers=workers)
-    verdict = verdict_of(run.scores)
-    return Evaluation(verdict, run.scores, folder, folder / "report" / "report.html")
+    return Evaluation(run.verdict, run.scores, folder, folder / "report" / "report.html")

@@ -95,7 +95,8 @@ class AlcSubsets(SubsetAttack):
         return {"secret": self.secret, "known": list(columns)} | ({"attack": {"name": self.attack}} if self.attack else {})
 
     def job_settings(self):
-        return {"halting": {"min_pairs": self.targets}}
+        """Every subset measured on the same number of targets: the reference's rules, no waiting to settle."""
+        return {"halting": {"min_pairs": self.targets, "settle_at": None}}
 
     def measure(self, predictions, row, in_half):
         from alc_dask.families.alc.family import AlcFamily
@@ -114,7 +115,7 @@ class AlcSubsets(SubsetAttack):
         floor = settings.at_full_recall(self.floor_correct[targets[keep]])
         base_best = floor if floor.prc > best.base.prc else best.base
         value = float(alc(base_best.prc, best.attack.prc, abs_weight=settings.abs_weight))
-        head = AlcFamily.headline_interval({"alc": value, **base_best.to_dict("base_"), **best.attack.to_dict("attack_")})
+        head = AlcFamily.headline_interval({"alc": value, "pairs": int(keep.sum()), **base_best.to_dict("base_"), **best.attack.to_dict("attack_")})
         return Measured(head.value, head.low, head.high, int(keep.sum()))
 
 

@@ -51,14 +51,15 @@ class Summary:
         return next(s for s in self.sections if s.title.startswith(title_start))
 
 
-def summarize(scores: pd.DataFrame, thresholds: Mapping[str, float] | None = None) -> Summary:
-    """The summary of a scores table; ``thresholds`` replace families' own in the verdict (family -> value)."""
+def summarize(scores: pd.DataFrame, thresholds: Mapping[str, float] | None = None, verdict: Verdict | None = None) -> Summary:
+    """The summary of a scores table; ``thresholds`` replace families' own in the verdict (family ->
+    value); ``verdict``: the one the run wrote (``read_verdict``), read rather than judged again."""
     scores = with_family(scores)
     ok = scores[scores["status"] == "ok"].reset_index(drop=True)
     unfinished = ["release", "family", "scenario_id", "params", "error"]
     failed = scores[scores["status"] == "failed"].reindex(columns=unfinished).reset_index(drop=True)
     skipped = scores[scores["status"] == "skipped"].reindex(columns=unfinished).rename(columns={"error": "reason"}).reset_index(drop=True)
-    verdict = verdict_of(scores, thresholds)
+    verdict = verdict if verdict is not None else verdict_of(scores, thresholds)
     sections = tuple(section_for(family, ok[ok["family"] == family]) for family in ok["family"].drop_duplicates())
     return Summary(ok, failed, skipped, verdict_counts(verdict), sections, verdict)
 

@@ -107,6 +107,8 @@ class Verdict(BaseModel):
     """Raised when a field changes meaning or goes away; new fields keep it."""
     verdict: VerdictName
     """The worst label of the informative evaluations (a failed evaluation makes a pass inconclusive; no informative evaluation at all is inconclusive)."""
+    releases: dict[str, VerdictName] = {}
+    """Release -> its own verdict, by the same rule over its evaluations (a job may evaluate several)."""
     evaluations: list[EvaluationVerdict]
     """Worst first: flagged, inconclusive, pass; within a label, furthest past (or nearest to) its threshold first."""
     thresholds: dict[str, float | None]
@@ -152,7 +154,12 @@ def verdict_of(scores: pd.DataFrame, thresholds: Mapping[str, float] | None = No
         evaluations.append(judged(family, row, threshold, among))
     evaluations.sort(key=_severity)
     labels = [e.label for e in evaluations] + ([Label.INCONCLUSIVE] if failed else [])
-    return Verdict(verdict=release_verdict(labels).value, evaluations=evaluations, thresholds=applied, failed=failed)
+    failed_in = set(scores.loc[scores["status"] == "failed", "release"].astype(str)) if failed and "release" in scores else set()
+    releases = {
+        name: release_verdict([e.label for e in evaluations if e.release == name] + ([Label.INCONCLUSIVE] if name in failed_in else [])).value
+        for name in sorted({e.release for e in evaluations} | failed_in)
+    }
+    return Verdict(verdict=release_verdict(labels).value, evaluations=evaluations, thresholds=applied, failed=failed, releases=releases)
 
 
 def _chosen_among(ok: pd.DataFrame) -> list[int]:

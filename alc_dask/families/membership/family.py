@@ -306,12 +306,15 @@ class Membership(EvaluationFamily):
 def separating_auc(row, among: int = 1) -> str | None:
     """The evidence of scores separating members from other people (the AUC's interval at
     confidence ``1 − α/among`` wholly at or above ``SEPARATING_AUC``), else None."""
-    roc = Roc.from_counts(row["roc_false_positives"], row["roc_true_positives"], row["n_members"], row["n_non_members"])
-    low, high = roc.auc_interval(1.0 - (1.0 - float(row["confidence_level"])) / max(among, 1))
-    if low < SEPARATING_AUC:
+    if among > 1:
+        roc = Roc.from_counts(row["roc_false_positives"], row["roc_true_positives"], row["n_members"], row["n_non_members"])
+        low, high = roc.auc_interval(1.0 - (1.0 - float(row["confidence_level"])) / among)
+    else:
+        low, high = (float(row.get(end, float("nan"))) for end in ("auc_low", "auc_high"))
+    if not low >= SEPARATING_AUC:  # NaN: not measured
         return None
     return (
-        f"the attack's scores tell members from other people: AUC {roc.auc():.3f} [{low:.3f}, {high:.3f}] (0.5: chance; "
+        f"the attack's scores tell members from other people: AUC {float(row['auc']):.3f} [{low:.3f}, {high:.3f}] (0.5: chance; "
         f"from {SEPARATING_AUC} the release is flagged whatever its precision at {row['skew']}, "
         f"{float(row['best_precision']):.1%} at recall {float(row['best_recall']):.1%})"
     )

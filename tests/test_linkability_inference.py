@@ -6,6 +6,7 @@ import pytest
 
 from alc_dask.apps.synthetic import make_population
 from alc_dask.data import Release, ScenarioError
+from alc_dask.families.presentation import verdict_labels
 from alc_dask.families.wp29.inference import Inference
 from alc_dask.families.wp29.linkability import Linkability
 from alc_dask.report.verdict import judged
@@ -73,6 +74,7 @@ def test_a_secret_that_tells_nothing_is_not_informative_never_flagged(secret):
     assert (
         Inference.not_informative({**row, "warning": None}) == "people not in the release are inferred right every time: the secret tells nothing about anyone"
     )
+    assert verdict_labels(Inference, pd.DataFrame([row])) == ["not_informative"]  # the report's section says what the verdict says
 
 
 def test_a_secret_constant_among_members_alone_is_not_informative():

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from alc_dask.families.planning import Generator, PlanContext, Planned
     from alc_dask.families.presentation import Section
     from alc_dask.measure import SettingError
-    from alc_dask.measure.verdict import Threshold
+    from alc_dask.measure.verdict import Label, Threshold
 
 
 INVALID_FIELD = "invalid_field"
@@ -345,6 +345,22 @@ class EvaluationFamily:
         then flagged whatever its headline (``among``: as for `corrected_headline_interval`). By
         default none."""
         return None
+
+    @classmethod
+    def judge(cls, row: Mapping[str, Any], threshold: float | None, among: int = 1) -> tuple[Label, str | None]:
+        """The label of one stored row against ``threshold`` (None: none stated: inconclusive), with
+        the sentence that replaces its evidence when a breach flags it or it is not informative
+        (else None): the verdict's rule, which the report's sections show too."""
+        from alc_dask.measure.verdict import Label, interval_label
+
+        if (breach := cls.breaches(row, among)) is not None:
+            return Label.FLAGGED, breach
+        if (reason := cls.not_informative(row)) is not None:
+            return Label.NOT_INFORMATIVE, reason
+        if threshold is None:
+            return Label.INCONCLUSIVE, None
+        head = cls.headline_interval(row) if among <= 1 else cls.corrected_headline_interval(row, among)
+        return interval_label(head.low, head.high, threshold), None
 
     @classmethod
     def not_informative(cls, row: Mapping[str, Any]) -> str | None:

@@ -66,11 +66,10 @@ def png_bytes(fig, dpi: float | str = 110) -> bytes:
 
 
 def verdict_labels(family, scores: pd.DataFrame) -> list[str | None]:
-    """Each evaluation's label on ``family``'s own scale at its own threshold (flagged, inconclusive,
-    pass; ``alc_dask.measure.verdict``): what a section shows beside a headline that is not an ALC,
-    where the ALC's graded labels (safe, at risk, serious) would read another quantity's cut points."""
-    from alc_dask.measure.verdict import interval_label
-
+    """Each evaluation's label on ``family``'s own scale at its own threshold, as the verdict judges
+    it (``EvaluationFamily.judge``: flagged, inconclusive, pass or not informative): what a section
+    shows beside a headline that is not an ALC, where the ALC's graded labels (safe, at risk,
+    serious) would read another quantity's cut points."""
     if family.threshold is None:
         return [None] * len(scores)
-    return [interval_label(*family.headline_interval(row)[1:3], family.threshold.value).value for row in scores.to_dict("records")]
+    return [family.judge(row, family.threshold.value)[0].value for row in scores.to_dict("records")]

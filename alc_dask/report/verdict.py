@@ -24,7 +24,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
 from alc_dask.families import get_family
-from alc_dask.measure.verdict import SEVERITY, Label, interval_label, release_verdict, trials_to_settle
+from alc_dask.measure.verdict import SEVERITY, Label, release_verdict, trials_to_settle
 
 SCHEMA_VERSION = 2
 """2: an evaluation may be labelled ``not_informative`` (1 knew pass, inconclusive and flagged only)."""
@@ -178,18 +178,15 @@ def judged(family, row: pd.Series, threshold: float | None, among: int = 1) -> E
     values = {name: _scalar(value) for name, value in row.items()}
     measures = {field.name: values.get(field.name) for field in family.fields if _is_scalar(row.get(field.name))}
     head = family.headline_interval(values) if among <= 1 else family.corrected_headline_interval(values, among)
+    label, replaced = family.judge(values, threshold, among)
     if threshold is None:
-        label, source, evidence = Label.INCONCLUSIVE, "none: the family states no threshold", family.evidence(values)
+        source = "none: the family states no threshold"
     else:
-        label = interval_label(head.low, head.high, threshold)
         source = family.threshold.source if family.threshold and threshold == family.threshold.value else "the job's audit.thresholds"
-        evidence = family.evidence(values)
+    evidence = family.evidence(values)
     if among > 1:
         evidence += f"; its interval is corrected for being one of {among} {family.name} evaluations of the release, whose worst the verdict takes"
-    if (breach := family.breaches(values, among)) is not None:
-        label, evidence = Label.FLAGGED, breach
-    elif (reason := family.not_informative(values)) is not None:
-        label, evidence = Label.NOT_INFORMATIVE, reason
+    evidence = replaced or evidence
     settle = None
     if label is Label.INCONCLUSIVE and threshold is not None:
         if head.trials is not None:

@@ -58,7 +58,7 @@ def test_battery_secrets_leave_out_what_tells_nothing():
     assert secrets_of(frame) == ["spread"]
 
 
-NEEDS_CONTROL = {"singling_out", "linkability", "inference", "membership", "special_uniques", "disclosure"}
+NEEDS_CONTROL = {"singling_out", "linkability", "inference", "membership", "disclosure"}
 
 
 def test_battery_without_a_control_table_has_only_the_families_that_need_none(tables):
@@ -71,6 +71,17 @@ def test_battery_without_a_control_table_has_only_the_families_that_need_none(ta
     assert {entry.get("family", "alc") for entry in battery_entries(original, original, True, ["membership"])} == {"membership"}
     with pytest.raises(ValueError, match="nonsense"):
         battery_entries(original, original, True, ["nonsense"])
+
+
+def test_special_uniques_join_the_battery_only_where_a_release_of_other_people_can_pass():
+    from alc_dask.families.special_uniques.family import BATTERY_MIN_ROWS
+
+    people = make_population(BATTERY_MIN_ROWS, 3)
+
+    def families(original):
+        return {entry.get("family", "alc") for entry in battery_entries(original, original, has_control=True)}
+
+    assert "special_uniques" in families(people) and "special_uniques" not in families(people.iloc[:-1])
 
 
 def test_identification_runs_only_on_a_release_of_the_originals_own_records(tables):

@@ -141,6 +141,7 @@ def test_two_perfect_sides_do_not_halt_while_the_alc_is_unsettled():
 def test_a_stop_waits_for_the_verdicts_next_look_and_keeps_its_code():
     """600 pairs are no look of the verdict (50 times a power of two), 800 are."""
     reference, waiting = HaltingMonitor(REFERENCE), HaltingMonitor(available=30_000)
+    assert not check(waiting, constant(225, 225), constant(300, 150)).halted  # 450: the first check, past the look at 400
     assert check(reference, constant(300, 300), constant(600, 0)).halt_code is HaltCode.EARLY_HIGH_TIGHT
     assert not check(waiting, constant(300, 300), constant(600, 0)).halted
     assert check(waiting, constant(400, 400), constant(800, 0)).halt_code is HaltCode.EARLY_HIGH_TIGHT
@@ -159,3 +160,9 @@ def test_the_budget_is_a_rule():
     assert HaltingRules(max_pairs=400).max_pairs == 400
     with pytest.raises(ValueError, match="max_pairs"):
         HaltingRules(max_pairs=0)
+
+
+def test_checks_that_miss_the_doublings_still_look():
+    """Checks every 100 pairs from 50 never fall on 100, 200, 400: the first check past each is the look."""
+    monitor = HaltingMonitor(HaltingRules(check_every=100), available=30_000)
+    assert check(monitor, constant(75, 75), constant(150, 0)).halted

@@ -19,7 +19,7 @@ from enum import StrEnum
 from alc_dask.measure._checks import check_count, check_number, check_order
 from alc_dask.measure.best import MeasureSettings, PrcResult
 from alc_dask.measure.coefficient import alc as alc_of
-from alc_dask.measure.sequential import Cut, PrcShape, alc_interval, best_provable_alc, is_look
+from alc_dask.measure.sequential import FIRST_LOOK, Cut, PrcShape, alc_interval, best_provable_alc, next_look
 
 
 class HaltCode(StrEnum):
@@ -222,6 +222,7 @@ class HaltingMonitor:
         self.best_attack_: PrcResult | None = None
         self.called_halt_: HaltCode | None = None
         self.latest_: Checkpoint | None = None
+        self.next_look_ = FIRST_LOOK
 
     def is_checkpoint(self, pairs: int) -> bool:
         """Whether the rules check after ``pairs`` pairs."""
@@ -254,8 +255,10 @@ class HaltingMonitor:
         reports are the measures over every pair so far (``latest_``), not the best of earlier
         checks: a lucky early cut of few pairs would leave the interval as wide as it was then."""
         self.called_halt_ = checkpoint.halt_code or self.called_halt_
-        latest = self.latest_
-        if self.called_halt_ is None or not is_look(checkpoint.pairs) or not self._decided(latest):
+        latest, looking = self.latest_, checkpoint.pairs >= self.next_look_
+        if looking:  # the first check at or past a look (every check is one with the default rules)
+            self.next_look_ = next_look(checkpoint.pairs)
+        if self.called_halt_ is None or not looking or not self._decided(latest):
             return replace(checkpoint, halt_code=None)
         return replace(latest, halt_code=self.called_halt_)
 
@@ -268,8 +271,7 @@ class HaltingMonitor:
         threshold = self.rules.settle_at
         if low >= threshold or high < threshold:
             return True
-        available = self.available
-        return available is not None and best_provable_alc(base, checkpoint.pairs, available, self.measure.confidence_level, shape) < threshold
+        return self.available is not None and best_provable_alc(base, checkpoint.pairs, self.available, self.measure.confidence_level, shape) < threshold
 
     def _reference_check(self, base_correct, base_confidence, attack_correct, attack_confidence) -> Checkpoint:
         pairs = self._pairs(base_correct, attack_correct)

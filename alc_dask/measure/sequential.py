@@ -75,9 +75,16 @@ def look_index(trials: int) -> int:
     return 1 + max(0, math.ceil(math.log2(max(trials, 1) / FIRST_LOOK) - 1e-12))
 
 
-def is_look(trials: int) -> bool:
-    """Whether the verdict looks after ``trials`` pairs (``FIRST_LOOK`` times a power of two)."""
-    return trials >= FIRST_LOOK and trials % FIRST_LOOK == 0 and (trials // FIRST_LOOK).bit_count() == 1
+def next_look(trials: int) -> int:
+    """The verdict's first look after ``trials`` pairs (``FIRST_LOOK`` times a power of two).
+
+    >>> next_look(0), next_look(50), next_look(120)
+    (50, 100, 200)
+    """
+    look = FIRST_LOOK
+    while look <= trials:
+        look *= 2
+    return look
 
 
 def look_confidence(confidence: float, trials: int) -> float:

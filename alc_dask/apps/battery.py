@@ -9,16 +9,15 @@ The battery chooses once what every family shares, and why:
   people share, the later in column order on a tie (sensitive attributes usually follow the
   demographics a table starts with). A secret most people share is one a model guesses without the
   release (adult's sex from relationship, income from the rest), so an attack has little room to
-  show what the release adds: on a 20%-swapped adult the battery's first choices (fnlwgt, sex,
-  hours-per-week, income) showed ALCs of 0.29 at most, occupation shows the swap. A column is informative (`informative`) when it has two values or more, is not an
-  identifier (a categorical column with a value of its own for nearly every row), and its most
+  show what the release adds. A column is informative (`informative`) when it has two values or
+  more, is not an identifier (a categorical column with a value of its own for nearly every row), and its most
   common value is held by at most ``MAX_MAJORITY`` of people (and leaves at least ``MIN_MINORITY``
   out): a secret nearly everyone shares leaves an attack little room to show a loss, so its
   evaluations need far more people to settle either way. Anonymeter's risk divides the members'
   excess success by what the control left to gain, ``1 − control``: at a control success of 0.9 its
   interval is ten times the rates' (±0.14 with 5 000 people each), and a release of other people
-  cannot pass 0.09; at 0.8, ±0.07 (the calibration benchmark). Name such a secret yourself to have it
-  evaluated (``--secret``, ``secrets=``).
+  cannot pass 0.09; at 0.8, ±0.07 (the calibration benchmark). Name such a secret in a job's
+  scenarios to have it evaluated.
 - **Quasi-identifiers**: up to four columns that are not secrets, the *first* in column order
   (age, sex, region and the like usually lead a table).
 - **The population**: ``POPULATION_FACTOR`` times the original's rows (the release taken as a 10%

@@ -7,7 +7,9 @@ creates it):
     bench-envs/reference/bin/pip install anonymity-loss-coefficient==1.0.32 "pandas<3"
     bench-envs/reference/bin/python benchmarks/peer_reference.py ATTACKS.json SEED [SWAP] >> results.jsonl
 
-ATTACKS.json is a list of {"dataset_dir", "release", "secret", "known"}; one JSON line is printed
+ATTACKS.json is a list of {"dataset_dir", "release", "secret", "known"} and, optionally, "shuffle": a
+seed by which the original's rows are shuffled first (the reference attacks the first rows of its
+file, so this measures how much its result depends on their order); one JSON line is printed
 per attack with its wall time, halt code, model, the ALC, base and attack PRC of its result (the
 best measure: the paper's "ours"), and the counts of correct predictions of each side at recall 1,
 from which the benchmark measures the "no recall" ALC.
@@ -31,6 +33,8 @@ def run(attack: dict, seed: int, swap: float) -> dict:
     random.seed(seed)
     np.random.seed(seed)
     original = pd.read_parquet(f"{attack['dataset_dir']}/original.parquet")
+    if "shuffle" in attack:
+        original = original.sample(frac=1.0, random_state=attack["shuffle"]).reset_index(drop=True)
     anonymized = pd.read_parquet(f"{attack['dataset_dir']}/{attack['release']}.parquet")
     with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(sys.stderr):
         start = time.perf_counter()

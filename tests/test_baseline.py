@@ -204,3 +204,24 @@ def test_a_chosen_one_to_one_lookup_fits_every_block_even_below_its_selection_sh
     model = fit_without_block("one_to_one", X, y, np.arange(100), layout, BaselineSettings(), seed=0)
     codes, _ = predict_with_confidence(model, X[:100])
     assert np.mean(codes == x[:100] % 5) == 1.0
+
+
+def test_boosting_fits_a_secret_value_only_one_row_has():
+    """Early stopping's stratified split refused a one-row value: boosting dropped out of every such selection."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2))
+    y = (X[:, 0] > 0).astype(np.int32)
+    y[7] = 2  # one row of its own value
+    layout = FeatureLayout(("a", "b"), np.array([False, False]), np.array([0, 0]))
+    model = fit_without_block("hist_gradient_boosting", X, y, np.arange(10, 20), layout, BaselineSettings(), seed=0)
+    assert list(model.classes_) == [0, 1]
+    codes, _ = predict_with_confidence(model, X[:100])
+    assert (codes == y[:100]).mean() > 0.9
+    choice = select_model(X, y, layout, BaselineSettings())
+    assert choice.scores["hist_gradient_boosting"] > 0.9
+
+
+def test_selection_chooses_among_the_reference_zoo_at_the_size_the_model_is_fitted():
+    settings = BaselineSettings()
+    assert {"hist_gradient_boosting", "logistic_regression", "random_forest", "extra_trees"} <= set(settings.candidates)
+    assert settings.selection_train_rows == settings.training_rows

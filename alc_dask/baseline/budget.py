@@ -8,11 +8,15 @@ keeps its model but uses fewer trees (at least ``MIN_TREES``) or fewer training 
 in a note the scenario reports. No attack of the paper's five shared datasets reaches it.
 """
 
+from __future__ import annotations
+
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from alc_dask.baseline.selection import BaselineSettings
+if TYPE_CHECKING:
+    from alc_dask.baseline.selection import BaselineSettings
 
 FORESTS = ("random_forest", "extra_trees", "regularized_random_forest")
 FOREST_BUDGET = 1.5e8
@@ -22,6 +26,14 @@ MIN_TREES = 10
 """Never fewer trees than model selection itself used."""
 LOGISTIC_BUDGET = 1e6
 """Training rows × secret values of one logistic regression fit (10 000 rows × 100 values)."""
+MIN_LOGISTIC_ROWS = 2000
+"""Never fewer training rows for logistic regression, whatever the secret's values."""
+
+
+def logistic_rows(n_values: int) -> int:
+    """The training rows one logistic regression fit may use on a secret of ``n_values`` values
+    (model selection's fits are held to it too)."""
+    return max(MIN_LOGISTIC_ROWS, int(LOGISTIC_BUDGET // max(n_values, 1)))
 
 
 def affordable(model_name: str, settings: BaselineSettings, X, n_values: int) -> tuple[BaselineSettings, str | None]:
@@ -38,7 +50,7 @@ def affordable(model_name: str, settings: BaselineSettings, X, n_values: int) ->
                 settings, trees=trees
             ), f"{model_name}: {trees} of {settings.trees} trees ({n_values} secret values, {distinct} distinct feature rows)"
     if model_name == "logistic_regression" and rows * n_values > LOGISTIC_BUDGET:
-        capped = max(settings.selection_train_rows, int(LOGISTIC_BUDGET // n_values))
+        capped = logistic_rows(n_values)
         if capped < rows:
             return replace(settings, training_rows=capped), f"{model_name}: trained on {capped} of {rows} rows ({n_values} secret values)"
     return settings, None

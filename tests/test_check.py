@@ -58,15 +58,15 @@ def test_battery_secrets_leave_out_what_tells_nothing():
     assert secrets_of(frame) == ["spread"]
 
 
-NEEDS_CONTROL = {"singling_out", "linkability", "inference", "membership", "disclosure"}
+NEEDS_CONTROL = {"singling_out", "linkability", "inference", "disclosure"}
 
 
 def test_battery_without_a_control_table_has_only_the_families_that_need_none(tables):
     original = tables["original"]
     families = {entry.get("family", "alc") for entry in battery_entries(original, original, has_control=False)}
-    assert families == {"alc", "identification"}
+    assert families == {"alc", "identification", "membership"}
     with_control = {entry.get("family", "alc") for entry in battery_entries(original, original, has_control=True)}
-    assert with_control == {"alc", "identification"} | NEEDS_CONTROL
+    assert with_control == {"alc", "identification", "membership"} | NEEDS_CONTROL
     assert set(skipped_without_control(original, original)) == NEEDS_CONTROL
     assert {entry.get("family", "alc") for entry in battery_entries(original, original, True, ["membership"])} == {"membership"}
     with pytest.raises(ValueError, match="nonsense"):
@@ -181,7 +181,7 @@ def test_a_copy_without_a_control_table_is_flagged_and_the_families_left_out_are
     output = tmp_path / "check"
     result = CliRunner().invoke(main, ["check", str(paths["original"]), str(paths["copy"]), "--output", str(output)])
     assert result.exit_code == EXIT_RELEASE_FLAGGED, result.output
-    assert "not run: " in result.stdout and "membership" in result.stdout and "give --control" in result.stdout
+    assert "not run: " in result.stdout and "singling_out" in result.stdout and "give --control" in result.stdout
     verdict = json.loads((output / "verdict.json").read_text())
     assert verdict["releases"] == {"copy": "flagged"}
     assert any(item["family"] == "alc" and item["label"] == "flagged" for item in verdict["evaluations"])

@@ -221,3 +221,29 @@ def test_adults_weak_release_is_more_exposed_than_its_strong_one_at_every_skew(s
         assert weak["skew"] == strong["skew"]
         assert weak["above_baseline"] and not strong["above_baseline"], weak["skew"]
         assert weak["precision_low"] > strong["precision_high"] and weak["alc"] > strong["alc"] + 0.1, weak["skew"]
+
+
+WITHOUT_CONTROL = {"attack": "closest_distance", "reference": "original"}
+
+
+@pytest.mark.parametrize("leak", ["copy", "swap_20"])
+def test_without_a_control_table_a_copy_or_a_swap_is_told_apart_from_the_population(people, leak):
+    """A check without control skipped membership: a copy or a 20% swap passed for want of non-members."""
+    members, _ = people
+    released = members.sample(frac=1.0, random_state=1) if leak == "copy" else swap_frame(members, 0.2, seed=1)
+    row = Membership(**WITHOUT_CONTROL).evaluate(Release.load(members, [released]), seed=0).measures
+    assert row["n_members"] == row["n_non_members"] == 1000
+    assert Membership.breaches(row) is not None and row["auc_low"] >= 0.6
+
+
+@pytest.mark.parametrize("unrelated", ["others", "others_swapped"])
+def test_without_a_control_table_a_release_of_other_people_is_not_told_apart(people, unrelated):
+    members, others = people
+    released = others if unrelated == "others" else swap_frame(others, 0.8, seed=5)
+    row = Membership(**WITHOUT_CONTROL).evaluate(Release.load(members, [released]), seed=0).measures
+    assert row["auc_low"] < 0.55 and Membership.breaches(row) is None
+
+
+def test_the_test_without_control_needs_the_closest_distance():
+    with pytest.raises(ValueError, match="reference: original compares closest distances; attack 'distance_ratio' needs a control table"):
+        Membership(attack="distance_ratio", reference="original")

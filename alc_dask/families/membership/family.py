@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -65,7 +65,7 @@ MEMBERSHIP_FIELDS = (
     column("attack", pa.string(), "the membership attack's registered name"),
     column("known", pa.string(), "the columns the attack searched, as a sorted JSON list"),
     column("n_members", pa.int64(), "members scored: original records"),
-    column("n_non_members", pa.int64(), "non-members scored: control records"),
+    column("n_non_members", pa.int64(), "non-members scored: control records (without a control table, `reference: original`: other original records)"),
     column("auc", pa.float64(), "area under the attack's ROC"),
     column("auc_low", pa.float64(), "lower end of the AUC's interval at the confidence level (DeLong's variance)"),
     column("auc_high", pa.float64(), "upper end of the AUC's interval at the confidence level (DeLong's variance)"),
@@ -120,6 +120,12 @@ class MembershipParams(FamilyParams):
     original table's rows to the rest."""
     confidence_level: Annotated[float, Field(gt=0, lt=1)] = 0.95
     """Of the precisions' and TPRs' intervals, and of the lower bound on ε (for every threshold at once)."""
+    reference: Literal["control", "original"] = "control"
+    """Who the members are told apart from: the control table's people, or, without one
+    (``original``, attack ``closest_distance``), other people of the original, each measured against
+    the original's other rows instead of the release, by closest over second-closest distance
+    (``attacks.closeness_without_control``): half of the original is scored as members, the other
+    half as the reference."""
 
     @field_validator("skews")
     @classmethod
@@ -135,6 +141,12 @@ class MembershipParams(FamilyParams):
     def _one_situation(self):
         if self.skew is not None and self.population is not None:
             raise ValueError(f"give skew ({self.skew}) or population ({self.population}), not both")
+        return self
+
+    @model_validator(mode="after")
+    def _reference_attack(self):
+        if self.reference == "original" and self.attack != "closest_distance":
+            raise ValueError(f"reference: original compares closest distances; attack {self.attack!r} needs a control table (reference: control)")
         return self
 
     @model_validator(mode="after")
@@ -162,10 +174,12 @@ class Membership(EvaluationFamily):
     @classmethod
     def battery(cls, tables):
         """With a control table, each of ``BATTERY_ATTACKS`` at the population's skew: the verdict
-        takes the strongest, corrected for the choice."""
-        if not tables.has_control:
-            return []
+        takes the strongest, corrected for the choice. Without one, the closest distance against
+        the original's other people (``reference: original``): a copy, a near copy or a swap must
+        not pass for want of a control table."""
         population = max(tables.population, len(tables.original) + 1)
+        if not tables.has_control:
+            return [{"family": cls.name, "attack": "closest_distance", "reference": "original", "population": population}]
         return [{"family": cls.name, "attack": attack, "population": population} for attack in BATTERY_ATTACKS]
 
     @classmethod
@@ -243,7 +257,7 @@ class Membership(EvaluationFamily):
     fields = MEMBERSHIP_FIELDS
 
     def describe(self) -> str:
-        return f"membership {self.params.attack}"
+        return f"membership {self.params.attack}" + (" without control" if self.params.reference == "original" else "")
 
     def labels(self) -> dict:
         return {"attack": self.params.attack}
@@ -251,13 +265,13 @@ class Membership(EvaluationFamily):
     def shared_work(self, seed: int) -> str | None:
         """The distances to the anonymized table: the same for every attack on the same people, whatever the seed."""
         p = self.params
-        return json.dumps(["membership", p.table, p.columns, p.n_members, p.n_non_members, p.sample_seed])
+        return json.dumps(["membership", p.table, p.columns, p.n_members, p.n_non_members, p.sample_seed, p.reference])
 
     def check(self, release: Release) -> None:
         p = self.params
         if p.table >= len(release.anonymized):
             raise ScenarioError(f"membership: table: {p.table} is not an anonymized table of the release (it has {len(release.anonymized)})")
-        if release.control is None:
+        if release.control is None and p.reference == "control":
             raise ScenarioError("membership: the release has no control table (release.control): non-members are original records kept out of the release")
         anonymized = release.anonymized[p.table]
         check_columns(release, anonymized, "columns", self._columns(release))
@@ -290,6 +304,8 @@ class Membership(EvaluationFamily):
         """The people scored (a seeded sample of each side, the same for every attack) and what they are scored against."""
         p = self.params
         rng = stream(p.sample_seed, "membership sample")
+        if p.reference == "original":
+            return _split_original(p, release, self._columns(release), rng)
         member_rows = _sample(release.original.n_rows, p.n_members, rng)
         return MembershipTask(p.table, self._columns(release), member_rows, _sample(release.control.n_rows, p.n_non_members, rng))
 
@@ -325,6 +341,16 @@ def _alc_interval(row, baseline: float, precision: tuple[float, float], recall: 
     ends = [float(alc(prc(baseline, 1.0), prc(end, recall))) for end in precision]
     value = float(row["membership_alc"])
     return HeadlineInterval(value, min(ends[0], value), max(ends[1], value), float(row["n_members"]) + float(row["n_non_members"]))
+
+
+def _split_original(p: MembershipParams, release: Release, columns: tuple[str, ...], rng: np.random.Generator) -> MembershipTask:
+    """Without a control table: a random half of the original's people (at most ``n_members``) as
+    members, the rest (at most ``n_non_members``, and fewer than the release's rows) as the reference."""
+    n_rows, released = release.original.n_rows, release.anonymized[p.table].n_rows
+    order = rng.permutation(n_rows)
+    members = min(p.n_members, n_rows // 2)
+    others = min(p.n_non_members, n_rows - members, released)
+    return MembershipTask(p.table, columns, np.sort(order[:members]), np.sort(order[members : members + others]), reference="original")
 
 
 def _sample(n_rows: int, wanted: int, rng: np.random.Generator) -> np.ndarray:

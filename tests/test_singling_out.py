@@ -252,3 +252,17 @@ def test_row_matrices_are_contiguous_for_the_kernels(split_release):
     rows = RowMatrix.of(release, release.original, release.original.columns)
     for matrix in (rows.by_column, rows.subset(np.arange(0, len(rows.source), 2)).by_column, rows.order, rows.sorted_values):
         assert matrix.flags["C_CONTIGUOUS"]
+
+
+def test_the_batterys_predicates_take_as_many_columns_as_single_people_out():
+    """On a table of a few categories per column no 3 columns single anyone out: the battery made
+    few predicates and a release of other people could not pass."""
+    from alc_dask.families.wp29.singling_out import BATTERY_COLUMNS, predicate_columns
+
+    rng = np.random.default_rng(0)
+    categories = pd.DataFrame({f"c{i}": rng.integers(0, 3, 5000) for i in range(12)})
+    n_cols = predicate_columns(categories)
+    assert BATTERY_COLUMNS < n_cols < 12
+    assert (~categories[[f"c{i}" for i in range(n_cols)]].duplicated(keep=False)).mean() >= 0.01
+    with_a_number = categories.assign(income=rng.normal(size=5000))
+    assert predicate_columns(with_a_number[["income", "c0", "c1", "c2"]]) == BATTERY_COLUMNS

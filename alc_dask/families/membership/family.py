@@ -256,6 +256,14 @@ class Membership(EvaluationFamily):
 
     fields = MEMBERSHIP_FIELDS
 
+    def identity(self) -> dict:
+        """All parameters; ``reference`` only when not the control table, so that evaluations
+        written before it existed keep their ids (and resume)."""
+        identity = super().identity()
+        if identity["reference"] == "control":
+            del identity["reference"]
+        return identity
+
     def describe(self) -> str:
         return f"membership {self.params.attack}" + (" without control" if self.params.reference == "original" else "")
 

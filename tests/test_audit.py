@@ -180,6 +180,7 @@ def audits_on_one_cluster(monkeypatch):
         yield
 
 
+@pytest.mark.long  # 14 s on 2 cores: out of the default run, in make test's second step
 def test_earlier_audits_with_a_truncated_part_or_of_the_single_table_layout_are_skipped_for_the_last_complete_one(tmp_path, audits_on_one_cluster):
     """A complete earlier audit whose scores part was later cut short (a full disk, a bad copy) once
     stopped every audit with a raw Arrow error (exit 2); it is skipped, saying so, for the one before.
@@ -212,6 +213,7 @@ def test_earlier_audits_with_a_truncated_part_or_of_the_single_table_layout_are_
     assert f"compared with the audit of 2025-01-01T000000Z; {skipped}" in result.stdout
 
 
+@pytest.mark.long  # 11 s on 2 cores: out of the default run, in make test's second step
 def test_an_audit_flags_a_serious_scenario_whatever_its_secret_is_named(tmp_path):
     """Its parts were once written under an id starting with ``_`` and never read: the audit passed."""
     original = make_demo_release(600, seed=4)["original"].rename(columns={"income": "âge"})

@@ -68,6 +68,7 @@ def publish(folder: Path, name: str) -> None:
     shutil.copy(folder / f"{name}.parquet", folder / "release.parquet")
 
 
+@pytest.mark.long  # 11 s on 2 cores: out of the default run, in make test's second step
 def test_a_headline_whose_interval_rose_wholly_above_the_previous_audits_fails_the_audit(tmp_path, on_one_cluster):
     job = history_job(tmp_path)
     first = run_audit(job, stamp="2025-01-01T000000Z", progress=False)

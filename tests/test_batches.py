@@ -137,6 +137,7 @@ def two_workers_without_stealing():
         yield client
 
 
+@pytest.mark.long  # 26 s on 2 cores: out of the default run, in make test's second step
 def test_ml_scenarios_of_two_releases_of_one_original_run_on_the_same_worker_whatever_the_batches(tmp_path, two_workers_without_stealing, monkeypatch):
     """A weak release's ML baselines are those trained for the strong release of the same original,
     remembered in the worker that trained them: each scenario must go there, however the scenarios

@@ -103,6 +103,7 @@ def planned_ids(job: Path) -> list[str]:
     return [line.split("\t")[0] for line in result.stdout.splitlines()]
 
 
+@pytest.mark.long  # 30 s on 2 cores: out of the default run, in make test's second step
 def test_run_on_a_cluster_then_summarize_and_resume(cluster, tmp_path):
     job = write_job(tmp_path, ["income", "region"])
     ids = planned_ids(job)
@@ -265,6 +266,7 @@ def _group_alive(group: int) -> bool:
     return True
 
 
+@pytest.mark.long  # 14 s on 2 cores: out of the default run, in make test's second step
 def test_no_dashboard_port_warning_when_8787_is_taken(tmp_path):
     job = write_job(tmp_path, ["income"], rows=300)
     with socket.socket() as blocker:

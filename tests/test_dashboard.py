@@ -47,6 +47,7 @@ def test_without_a_dashboard_the_scheduler_serves_no_status_page_and_leaves_8787
     assert "dashboard" not in capsys.readouterr().err
 
 
+@pytest.mark.long  # 13 s on 2 cores: out of the default run, in make test's second step
 def test_run_with_a_dashboard_prints_its_link_as_it_starts(tmp_path):
     job = write_job(tmp_path, ["income"], rows=300)
     port = free_port()

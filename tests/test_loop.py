@@ -144,6 +144,7 @@ def test_bad_scenarios_are_clear_errors(population, secret, known, options, mess
         run_attack(release, secret, known, **options, **FAST)
 
 
+@pytest.mark.long  # 110 s on 2 cores: out of the default run, in make test's second step
 def test_weak_release_leaks_more_than_strong_on_adult(shared_data):
     """fnlwgt is nearly unique per person: where a release keeps it, it points at the target's row."""
     folder = shared_data / "alc-paper" / "adult"

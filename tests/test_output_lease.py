@@ -71,6 +71,7 @@ def assert_each_scenario_once(out, job_seed: int = 0) -> None:
     assert scores["seed"].tolist() == [scenario_seed(job_seed, id) for id in scores["scenario_id"]]
 
 
+@pytest.mark.long  # 11 s on 2 cores: out of the default run, in make test's second step
 def test_two_runs_of_one_job_into_one_folder_lose_nothing(tmp_path, scheduler):
     job = write_job(tmp_path)
     outcomes = finish([start_run(job, scheduler), start_run(job, scheduler)])

@@ -29,6 +29,7 @@ def people():
     return make_demo_release(400, 5)["original"]
 
 
+@pytest.mark.long  # 55 s on 2 cores: out of the default run, in make test's second step
 def test_plain_release_matches_pycanon(people):
     table = people[[*QUASI, "education", "income"]]
     release = Release.load(people, [table])

@@ -95,6 +95,7 @@ def test_anonymeters_inference_finds_the_planted_pair_too(tables, client, tmp_pa
     assert found.held_out.low > 0.9
 
 
+@pytest.mark.long  # 22 s on 2 cores: out of the default run, in make test's second step
 def test_on_a_bootstrap_of_other_people_the_strongest_subset_is_not_above_the_baseline(client, tmp_path):
     from alc_dask.testing.truth import truth_releases
 

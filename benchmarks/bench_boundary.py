@@ -78,12 +78,12 @@ def prepare() -> list[dict]:
     return sorted(attacks, key=lambda a: (order[a["release"]], a["table"], a["secret"]))
 
 
-def reference_run(attacks: list[dict], run: str) -> pd.DataFrame:
-    """The reference's results of ``run`` for ``attacks``, running those not yet in its file."""
+def reference_run(attacks: list[dict], run: str, resume: bool = True) -> pd.DataFrame:
+    """The reference's results of ``run`` for ``attacks``, running those not yet in its file (unless not ``resume``)."""
     file = RESULTS / f"reference-{run}.jsonl"
     done = _read(file)
     missing = [a for a in attacks if not len(done) or not ((done[KEY] == pd.Series({k: a[k] for k in KEY})).all(axis=1)).any()]
-    if missing:
+    if missing and resume:
         python = REFERENCE / "bin" / "python"
         if not python.exists():
             subprocess.run(["python3.11", "-m", "venv", str(REFERENCE)], check=True)
@@ -131,7 +131,8 @@ def ours(attacks: list[dict]) -> pd.DataFrame:
             scores = run_job(spec, client=client, progress=False)
             frames.append(scores.assign(table=table, release=release))
     scores = pd.concat(frames, ignore_index=True)
-    return scores.rename(columns={"elapsed_seconds": "seconds"}).set_index(KEY)
+    chosen = scores[["table", "release", "secret", "alc", "base_prc", "attack_prc", "halt_code", "model", "pairs", "elapsed_seconds"]]
+    return chosen.rename(columns={"elapsed_seconds": "seconds"}).set_index(KEY)
 
 
 def compare(attacks: list[dict], reference: dict[str, pd.DataFrame], mine: pd.DataFrame) -> pd.DataFrame:
@@ -139,7 +140,7 @@ def compare(attacks: list[dict], reference: dict[str, pd.DataFrame], mine: pd.Da
     table = pd.DataFrame(index=keys)
     for name, run in {"ours": mine, **reference}.items():
         run = run.reindex(keys)
-        for column in ("alc", "base_prc", "attack_prc", "halt_code", "seconds", "model"):
+        for column in ("alc", "base_prc", "attack_prc", "halt_code", "seconds", "model", "pairs"):
             table[f"{column}_{name}"] = run[column] if column in run else None
         table[f"label_{name}"] = np.where(run["alc"].notna(), paper_label(run["alc"].fillna(0.0).to_numpy(dtype=float)), None)
     return table
@@ -156,7 +157,7 @@ def agreement(table: pd.DataFrame, a: str, b: str, among: pd.Series) -> str:
 def report(table: pd.DataFrame) -> None:
     shown = table.reset_index()
     columns = ["table", "release", "secret"] + [f"{c}_{r}" for r in ("seed1", "seed2_shuffled", "ours") for c in ("alc", "base_prc", "attack_prc", "label")]
-    columns += ["model_seed1", "model_ours", "halt_code_ours", "seconds_seed1", "seconds_ours"]
+    columns += ["model_seed1", "model_ours", "halt_code_ours", "pairs_ours", "seconds_seed1", "seconds_ours"]
     with pd.option_context("display.width", 400, "display.max_columns", 40, "display.max_rows", 200):
         print(shown[[c for c in columns if c in shown]].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     measured = table["label_seed1"].notna()
@@ -195,13 +196,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference-only", action="store_true", help="run (or resume) the reference's runs and stop")
     parser.add_argument("--runs", nargs="+", default=list(REFERENCE_RUNS), choices=list(REFERENCE_RUNS))
+    parser.add_argument(
+        "--measured-only", action="store_true", help="compare on the attacks both reference runs have measured so far, running neither (alc_dask runs them all)"
+    )
     args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
     attacks = prepare()
     print(f"{len(attacks)} attacks; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
-    reference = {run: reference_run(attacks, run) for run in args.runs}
+    reference = {run: reference_run(attacks, run, resume=not args.measured_only) for run in args.runs}
     if args.reference_only:
         return
+    if args.measured_only:
+        measured = set.intersection(*(set(run.index) for run in reference.values()))
+        attacks = [a for a in attacks if (a["table"], a["release"], a["secret"]) in measured]
+        print(f"{len(attacks)} attacks measured by every reference run so far", flush=True)
     report(compare(attacks, reference, ours(attacks)))
 
 

@@ -244,9 +244,17 @@ class Membership(EvaluationFamily):
 
     @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
-        """Both built-in attacks on every member and non-member, at the default skew and at a population's."""
+        """Both built-in attacks on every member and non-member, at the default skew and at a
+        population's, and the closest distance without the control table (half of the demo's 300 people
+        on each side, at a skew their 150 can resolve)."""
         people = {"n_members": 300, "n_non_members": 300}
-        return CheckExamples([{"attack": "distance_ratio", **people}, {"attack": "closest_distance", "population": 30_000, **people}])
+        return CheckExamples(
+            [
+                {"attack": "distance_ratio", **people},
+                {"attack": "closest_distance", "population": 30_000, **people},
+                {"attack": "closest_distance", "reference": "original", "skew": "1:10", **people},
+            ]
+        )
 
     @classmethod
     def report_section(cls, scores):

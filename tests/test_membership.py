@@ -13,6 +13,7 @@ from alc_dask.attacks.base import MembershipAttack
 from alc_dask.attacks.prepared import PREPARED
 from alc_dask.data import Release, ReleaseError, ScenarioError
 from alc_dask.engine import prepare_release
+from alc_dask.families.membership.attacks import ClosestDistance
 from alc_dask.families.membership.family import Membership
 from alc_dask.jobs import JobSpecError, expand, load_job
 from alc_dask.measure import Roc, Skew
@@ -247,3 +248,14 @@ def test_without_a_control_table_a_release_of_other_people_is_not_told_apart(peo
 def test_the_test_without_control_needs_the_closest_distance():
     with pytest.raises(ValueError, match="reference: original compares closest distances; attack 'distance_ratio' needs a control table"):
         Membership(attack="distance_ratio", reference="original")
+
+
+def test_without_a_control_table_a_persons_twin_is_another_person_and_their_own_row_is_not():
+    """Rows equal on every column sort by row number: a person's own row could come second, after a
+    twin's, and was then taken for another person (two neighbours at distance 0 instead of one)."""
+    people = make_population(300, seed=9)
+    twins = pd.concat([people, people], ignore_index=True).sample(frac=1.0, random_state=2).reset_index(drop=True)
+    release = Release.load(twins, [make_population(700, seed=10)])  # larger: every other person is searched
+    task = Membership(**WITHOUT_CONTROL).task(release)
+    ratios = ClosestDistance().prepare(release, task)[task.n_members :]
+    assert (ratios < 1e-6).all()  # the twin at distance 0, the next other person further

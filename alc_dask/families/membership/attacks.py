@@ -147,7 +147,7 @@ def closeness_without_control(release: Release, task: MembershipTask) -> np.ndar
     people = np.sort(np.concatenate([task.control_rows, rng.choice(rest, size - task.control_rows.size, replace=False)]))
     to_release, _ = k_nearest(original.rows(task.member_rows), released.rows(release_rows), task.columns, 2)
     to_people, rows = k_nearest(original.rows(task.control_rows), original.rows(people), task.columns, 3)
-    own = people[rows[:, 0]] == task.control_rows  # a person's own row is at distance 0: the next two are the others
-    to_people = np.where(own[:, None], to_people[:, 1:], to_people[:, :2])
+    others = np.argsort(people[rows] == task.control_rows[:, None], axis=1, kind="stable")[:, :2]  # a person's own row, wherever a twin puts it, left out
+    to_people = np.take_along_axis(to_people, others, axis=1)
     distances = np.concatenate([to_release, to_people])
     return (distances[:, 0] + RATIO_FLOOR) / (distances[:, 1] + RATIO_FLOOR)

@@ -361,7 +361,7 @@ def _alc_interval(row, baseline: float, precision: tuple[float, float], recall: 
 
 def _split_original(p: MembershipParams, release: Release, columns: tuple[str, ...], rng: np.random.Generator) -> MembershipTask:
     """Without a control table: a random half of the original's people (at most ``n_members``) as
-    members, the rest (at most ``n_non_members``, and fewer than the release's rows) as the reference."""
+    members, the rest (at most ``n_non_members``, and at most the release's rows) as the reference."""
     n_rows, released = release.original.n_rows, release.anonymized[p.table].n_rows
     order = rng.permutation(n_rows)
     members = min(p.n_members, n_rows // 2)

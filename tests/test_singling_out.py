@@ -12,6 +12,7 @@ from alc_dask.apps.synthetic import make_population
 from alc_dask.cli import EXIT_BAD_INPUT, main
 from alc_dask.data import Release, ScenarioError
 from alc_dask.families.wp29.common import MAX_ATTACKS
+from alc_dask.measure import AttackCounts
 from alc_dask.families.wp29.predicates import EQ, GE, IS_NULL, LE, LT, NE, NOT_NULL, Predicates, RowMatrix, count_matches
 from alc_dask.families.wp29.singling_out import MAX_ATTEMPTS, SinglingOut, multivariate_predicates, random_predicates, univariate_predicates
 from alc_dask.report.verdict import judged
@@ -138,6 +139,37 @@ def test_no_predicate_made_is_not_informative_and_its_evidence_says_so():
     assert SinglingOut.not_informative(row) == reason and SinglingOut.evidence(row) == reason
     verdict = judged(SinglingOut, pd.Series({**row, "scenario_id": "so", "params": "{}"}), SinglingOut.threshold.value)
     assert verdict.label == "not_informative" and "nan" not in verdict.evidence
+
+
+def stored_row(n_attacks, n_success, n_control_success):
+    counts = AttackCounts(n_attacks, n_success, n_attacks, 0, n_attacks, n_control_success)
+    return {**counts.measures(), "n_attacks": n_attacks, "n_success": n_success, "n_baseline_attacks": n_attacks, "n_baseline_success": 0,
+            "n_control_attacks": n_attacks, "n_control_success": float(n_control_success), "confidence_level": 0.95, "warning": None,
+            "scenario_id": "so", "params": "{}"}
+
+
+def test_too_few_predicates_to_flag_anything_are_not_informative():
+    """A bootstrap of other people of a table of few categories gave 2 univariate predicates, both
+    singling out a person among members and other people alike: the risk's interval reached 0.69
+    and the evaluation held the release inconclusive, though no outcome of 2 predicates could flag it."""
+    few = stored_row(2, 0, 0)
+    reason = SinglingOut.not_informative(few)
+    assert reason == "only 2 predicates singling out one row could be made from the release: even if every one succeeded, the risk's interval could not reach 0.09"
+    assert judged(SinglingOut, pd.Series(few), SinglingOut.threshold.value).label == "not_informative"
+    enough = stored_row(2000, 480, 500)
+    assert SinglingOut.not_informative(enough) is None
+    assert judged(SinglingOut, pd.Series(enough), SinglingOut.threshold.value).label == "pass"
+    assert judged(SinglingOut, pd.Series(stored_row(2000, 1500, 500)), SinglingOut.threshold.value).label == "flagged"
+
+
+def test_an_inconclusive_risk_says_the_smallest_risk_it_could_flag():
+    """With the risk clipped at 0 the reach below its value was 0, and the evidence claimed a risk
+    "above 0.09" (the threshold itself) would have been flagged."""
+    verdict = judged(SinglingOut, pd.Series(stored_row(300, 90, 80)), SinglingOut.threshold.value)
+    first_flagged = next(s for s in range(301) if AttackCounts(300, s, 300, 0, 300, 80).measures()["privacy_risk_low"] >= 0.09)
+    smallest = AttackCounts(300, first_flagged, 300, 0, 300, 80).measures()["privacy_risk"]
+    assert verdict.label == "inconclusive" and smallest > 0.15
+    assert verdict.evidence.endswith(f"with these tables, a privacy_risk above {smallest:.2f} would have been flagged")
 
 
 def test_a_control_as_long_as_the_original_is_not_scaled_whatever_its_duplicates():

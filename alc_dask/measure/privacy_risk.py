@@ -10,7 +10,7 @@ its interval bounded to [0, 1]. The counts are what results keep, so a risk can 
 any confidence level.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import sqrt
 
 from alc_dask.measure._checks import in_open_unit
@@ -213,6 +213,30 @@ class AttackCounts:
             "control_rate_err": control.error if control else float("nan"),
             "beats_baseline": bool(self.n_attacks) and main.value > baseline.value,
         }
+
+    def smallest_flagged(self, threshold: float, confidence_level: float = 0.95) -> float | None:
+        """The smallest privacy risk these attacks could have flagged: the risk at the fewest
+        successes whose interval's lower end reaches ``threshold``, the other counts as they are.
+        None when even every attack won would not: too few attacks, or a control that leaves too
+        little to gain, cannot speak of the release at all.
+
+        >>> from alc_dask.measure import AttackCounts
+        >>> round(AttackCounts(2000, 0, 2000, 0, 2000, 500).smallest_flagged(0.09), 3)
+        0.126
+        >>> AttackCounts(2, 0, 2, 0, 2, 0).smallest_flagged(0.09) is None
+        True
+        """
+
+        def low(successes: int) -> float:
+            return replace(self, n_success=successes).measures(confidence_level)["privacy_risk_low"]
+
+        if not self.n_attacks or not low(self.n_attacks) >= threshold:
+            return None
+        fewest, most = 0, self.n_attacks  # low() never falls as successes grow: bisect the first that reaches it
+        while fewest < most:
+            middle = (fewest + most) // 2
+            fewest, most = (fewest, middle) if low(middle) >= threshold else (middle + 1, most)
+        return replace(self, n_success=fewest).measures(confidence_level)["privacy_risk"]
 
 
 def singling_out_probability(n, w_max: float):

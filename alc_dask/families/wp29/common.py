@@ -91,9 +91,28 @@ class Wp29Family(EvaluationFamily):
     @classmethod
     def not_informative(cls, row):
         """The attack succeeded on every control record (``CONTROL_ALWAYS_SUCCEEDS``): what it wins on
-        members it wins on anyone, and no residual risk can be measured."""
+        members it wins on anyone, and no residual risk can be measured. Or the attacks were too
+        few for any outcome to flag the release (``AttackCounts.smallest_flagged``): two predicates
+        both singling someone out still leave the risk's interval reaching 0, so the evaluation can
+        neither flag nor clear the release and only blocks a verdict it has no say in."""
         attacks, successes = row.get("n_control_attacks"), row.get("n_control_success")
-        return cls.control_always_right if attacks and successes is not None and successes >= attacks else None
+        if attacks and successes is not None and successes >= attacks:
+            return cls.control_always_right
+        if _counts(row).smallest_flagged(cls.threshold.value, _confidence(row)) is None:
+            made = int(row.get("n_attacks") or 0)
+            return f"{cls.too_few_attacks(made)}: even if every one succeeded, the risk's interval could not reach {cls.threshold.value}"
+        return None
+
+    @classmethod
+    def too_few_attacks(cls, made: int) -> str:
+        """What was too few, in the family's words."""
+        return f"only {made:,} attacks could be made"
+
+    @classmethod
+    def detectable(cls, row, threshold: float) -> str | None:
+        """The smallest risk the attacks made could have flagged (the other counts as they are)."""
+        smallest = _counts(row).smallest_flagged(threshold, _confidence(row))
+        return None if smallest is None else f"with these tables, a {cls.headline} above {smallest:.2f} would have been flagged"
 
     @classmethod
     def report_section(cls, scores):
@@ -111,6 +130,22 @@ class Wp29Family(EvaluationFamily):
     def exposure(cls, row: Mapping) -> str:
         """What a hit says of a record, in a few words and never a value of the data."""
         raise NotImplementedError
+
+
+def _counts(row: Mapping) -> AttackCounts:
+    """A stored row's counts (a missing one as none)."""
+
+    def count(name: str) -> float:
+        value = row.get(name)
+        return 0.0 if value is None or value != value else float(value)
+
+    names = ("n_attacks", "n_success", "n_baseline_attacks", "n_baseline_success", "n_control_attacks")
+    return AttackCounts(*(int(count(name)) for name in names), count("n_control_success"))
+
+
+def _confidence(row: Mapping) -> float:
+    level = row.get("confidence_level")
+    return 0.95 if level is None or level != level else float(level)
 
 
 class Wp29Params(FamilyParams):

@@ -142,6 +142,10 @@ class SinglingOut(Wp29Family):
         return NOTHING_ATTACKED if not row.get("n_attacks") else super().not_informative(row)
 
     @classmethod
+    def too_few_attacks(cls, made: int) -> str:
+        return f"only {made:,} predicate{'s' if made != 1 else ''} singling out one row could be made from the release"
+
+    @classmethod
     def evidence(cls, row) -> str:
         if not row.get("n_attacks"):
             return NOTHING_ATTACKED

@@ -12,9 +12,9 @@ from alc_dask.apps.synthetic import make_population
 from alc_dask.cli import EXIT_BAD_INPUT, main
 from alc_dask.data import Release, ScenarioError
 from alc_dask.families.wp29.common import MAX_ATTACKS
-from alc_dask.measure import AttackCounts
 from alc_dask.families.wp29.predicates import EQ, GE, IS_NULL, LE, LT, NE, NOT_NULL, Predicates, RowMatrix, count_matches
 from alc_dask.families.wp29.singling_out import MAX_ATTEMPTS, SinglingOut, multivariate_predicates, random_predicates, univariate_predicates
+from alc_dask.measure import AttackCounts
 from alc_dask.report.verdict import judged
 from alc_dask.testing.truth import truth_releases
 
@@ -143,9 +143,19 @@ def test_no_predicate_made_is_not_informative_and_its_evidence_says_so():
 
 def stored_row(n_attacks, n_success, n_control_success):
     counts = AttackCounts(n_attacks, n_success, n_attacks, 0, n_attacks, n_control_success)
-    return {**counts.measures(), "n_attacks": n_attacks, "n_success": n_success, "n_baseline_attacks": n_attacks, "n_baseline_success": 0,
-            "n_control_attacks": n_attacks, "n_control_success": float(n_control_success), "confidence_level": 0.95, "warning": None,
-            "scenario_id": "so", "params": "{}"}
+    return {
+        **counts.measures(),
+        "n_attacks": n_attacks,
+        "n_success": n_success,
+        "n_baseline_attacks": n_attacks,
+        "n_baseline_success": 0,
+        "n_control_attacks": n_attacks,
+        "n_control_success": float(n_control_success),
+        "confidence_level": 0.95,
+        "warning": None,
+        "scenario_id": "so",
+        "params": "{}",
+    }
 
 
 def test_too_few_predicates_to_flag_anything_are_not_informative():
@@ -154,7 +164,9 @@ def test_too_few_predicates_to_flag_anything_are_not_informative():
     and the evaluation held the release inconclusive, though no outcome of 2 predicates could flag it."""
     few = stored_row(2, 0, 0)
     reason = SinglingOut.not_informative(few)
-    assert reason == "only 2 predicates singling out one row could be made from the release: even if every one succeeded, the risk's interval could not reach 0.09"
+    assert (
+        reason == "only 2 predicates singling out one row could be made from the release: even if every one succeeded, the risk's interval could not reach 0.09"
+    )
     assert judged(SinglingOut, pd.Series(few), SinglingOut.threshold.value).label == "not_informative"
     enough = stored_row(2000, 480, 500)
     assert SinglingOut.not_informative(enough) is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import os
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +71,11 @@ class Evaluation:
         return heading + self.evaluations.to_html(index=False, escape=True)
 
 
+def watched() -> bool:
+    """Whether a person watches: stderr is a terminal, or the call runs in a Jupyter kernel."""
+    return sys.stderr.isatty() or "ipykernel" in sys.modules
+
+
 def evaluate(
     original: Table,
     release: Table,
@@ -78,7 +84,7 @@ def evaluate(
     seed: int = 0,
     *,
     output: str | os.PathLike | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     workers: int | None = None,
 ) -> Evaluation:
     """``alc-dask check`` from Python: the default battery of evaluations on a release, and its verdict.
@@ -86,8 +92,8 @@ def evaluate(
     The battery (``alc_dask.apps.battery``) chooses secrets and quasi-identifiers from the columns'
     order and kinds, and runs every family the inputs allow on a local Dask cluster: the ALC and
     identification on any release; with a control table, Anonymeter's three evaluators and
-    membership inference too. Start it from a script's ``if __name__ == "__main__":`` block: the
-    cluster's worker processes import the main module.
+    membership inference too. It runs the same from a script (no ``if __name__ == "__main__":``
+    guard needed: the cluster's workers do not import the main module), a notebook or a prompt.
 
     Parameters
     ----------
@@ -101,8 +107,8 @@ def evaluate(
         Seeds every evaluation.
     output : path, optional
         Where results and the report go (default: a new temporary folder).
-    progress : bool, default False
-        Show a progress bar.
+    progress : bool, optional
+        Show a progress bar (default: when a person watches, in a terminal or a notebook).
     workers : int, optional
         Worker processes of the local cluster (default: one per core).
 
@@ -133,5 +139,6 @@ def evaluate(
     """
     inputs = read_inputs(original, release, control)
     folder = Path(output) if output is not None else Path(tempfile.mkdtemp(prefix="alc-dask-evaluate-"))
-    run = run_check(inputs, folder, families=families, seed=seed, progress=progress, workers=workers)
+    shown = watched() if progress is None else progress
+    run = run_check(inputs, folder, families=families, seed=seed, progress=shown, workers=workers)
     return Evaluation(run.verdict, run.scores, folder, folder / "report" / "report.html")

@@ -5,6 +5,7 @@ imported, when ``alc_dask.engine.cluster.connect`` needs a cluster, and not befo
 import asyncio
 import logging
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +30,7 @@ one process (docs/concepts/disclosure-at-scale.md). None removes the variable fr
 @contextmanager
 def local_client(workers: int, dashboard: str | None) -> Iterator[Client]:
     """A client of a new cluster of ``workers`` single-threaded worker processes on this machine, its dashboard at ``dashboard`` (None: none)."""
-    with dask.config.set(WORKER_ENVIRONMENT):  # read by each nanny as it is made; a nanny restarting its worker keeps it
+    with main_module_not_reimported(), dask.config.set(WORKER_ENVIRONMENT):  # read by each nanny as it is made; a nanny restarting its worker keeps it
         cluster = LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
@@ -43,6 +44,29 @@ def local_client(workers: int, dashboard: str | None) -> Iterator[Client]:
     with cluster, Client(cluster, set_as_default=False) as client:
         client.register_plugin(IgnoreInterrupts())
         yield client
+
+
+@contextmanager
+def main_module_not_reimported() -> Iterator[None]:
+    """While the local cluster lives, worker processes do not import the caller's main module.
+
+    A new worker process (multiprocessing's spawn, and forkserver's children) imports the parent's
+    ``__main__`` from its file or module name, which runs a script's top-level code again: an
+    ``alc_dask.evaluate`` there, outside an ``if __name__ == "__main__":`` block, started a cluster
+    inside the worker, which failed, and the call hung. The workers need nothing of it (tasks carry
+    their own code), so the main module's file and spec are hidden while workers may start."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = {name: vars(main)[name] for name in ("__file__", "__spec__") if name in vars(main)}
+    vars(main).pop("__file__", None)
+    main.__spec__ = None
+    try:
+        yield
+    finally:
+        vars(main).pop("__spec__", None)
+        vars(main).update(saved)
 
 
 class IgnoreInterrupts(WorkerPlugin):

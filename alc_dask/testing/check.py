@@ -153,7 +153,10 @@ def local_cluster() -> Iterator:
     """A local Dask cluster of one single-threaded worker process, and its client."""
     from distributed import Client, LocalCluster
 
+    from alc_dask.engine.clients import main_module_not_reimported
+
     with (
+        main_module_not_reimported(),
         LocalCluster(
             n_workers=1,
             threads_per_worker=1,

@@ -223,7 +223,7 @@ def test_an_inconclusive_check_exits_0_with_a_warning_naming_the_open_evaluation
 
     paths = written(tmp_path, {"original": tables["original"], "release": tables["weak"]})
 
-    def run_check(inputs, output, seed):  # as the battery's run does: its verdict written once
+    def run_check(inputs, output, seed, **options):  # as the battery's run does: its verdict written once
         from alc_dask.report.verdict import write_verdict
 
         write_verdict(inconclusive_verdict(), output)

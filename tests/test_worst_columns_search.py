@@ -184,7 +184,7 @@ def test_check_exits_4_when_a_worst_columns_search_is_flagged(tmp_path, monkeypa
     table = pd.DataFrame({"a": ["x", "y"] * 10, "s": ["u", "v", "w", "z"] * 5})
     table.to_parquet(tmp_path / "original.parquet")
     passing = Verdict(verdict="pass", evaluations=[], thresholds={})
-    monkeypatch.setattr(check, "run_check", lambda inputs, output, seed: check.CheckRun(pd.DataFrame(), passing, output, 0.0, {}))
+    monkeypatch.setattr(check, "run_check", lambda inputs, output, seed, **options: check.CheckRun(pd.DataFrame(), passing, output, 0.0, {}))
     result = SimpleNamespace(label=label, lines=lambda: [f"Worst known columns: {label}"])
     monkeypatch.setattr(worst_columns, "battery_searches", lambda inputs, folder, seed: [result])
     files = [str(tmp_path / "original.parquet")] * 2

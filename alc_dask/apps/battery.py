@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from alc_dask.errors import OptionError
 from alc_dask.families import family_names, get_family
 from alc_dask.families.battery import BatteryTables, is_continuous
 from alc_dask.families.registry import DEFAULT_FAMILY
@@ -89,22 +90,49 @@ def quasi_identifiers_of(original: pd.DataFrame, secrets: Iterable[str]) -> list
     return others[:QUASI_IDENTIFIERS]
 
 
-def battery_tables(original: pd.DataFrame, release: pd.DataFrame, has_control: bool) -> BatteryTables:
-    """The inputs with the battery's shared choices made (secrets the release holds too)."""
-    secrets = [name for name in secrets_of(original) if name in release.columns]
-    quasi = quasi_identifiers_of(original, secrets)
-    return BatteryTables(original, release, has_control, tuple(secrets), tuple(quasi), POPULATION_FACTOR * len(original))
+def battery_tables(
+    original: pd.DataFrame, release: pd.DataFrame, has_control: bool, secrets: Iterable[str] | None = None, known: Iterable[str] | None = None
+) -> BatteryTables:
+    """The inputs with the battery's shared choices made (secrets the release holds too): the
+    secrets and the quasi-identifiers named (``--secret``, ``--known``), else the battery's own."""
+    chosen = list(secrets) if secrets is not None else secrets_of(original)
+    chosen = [name for name in chosen if name in release.columns]
+    quasi = [name for name in known if name not in chosen] if known is not None else quasi_identifiers_of(original, chosen)
+    return BatteryTables(original, release, has_control, tuple(chosen), tuple(quasi), POPULATION_FACTOR * len(original))
 
 
-def battery_entries(original: pd.DataFrame, release: pd.DataFrame, has_control: bool, families: Iterable[str] | None = None) -> list[dict]:
+def battery_entries(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    has_control: bool,
+    families: Iterable[str] | None = None,
+    secrets: Iterable[str] | None = None,
+    known: Iterable[str] | None = None,
+) -> list[dict]:
     """The job entries of every family in ``families`` (default: every installed family) for the inputs."""
     names = family_names()
     wanted = names if families is None else list(families)
     unknown = sorted(set(wanted) - set(names))
     if unknown:
         raise ValueError(f"families: {unknown} are not installed families; known: {names}")
-    tables = battery_tables(original, release, has_control)
+    tables = battery_tables(original, release, has_control, secrets, known)
     return [entry for name in names if name in wanted for entry in get_family(name).battery(tables)]
+
+
+def chosen_columns(original: pd.DataFrame, release: pd.DataFrame, secrets: Iterable[str] | None, known: Iterable[str] | None) -> None:
+    """``OptionError`` naming the option unless every named secret is a column of the original and
+    the release and every known column one of the release (a secret may not be known too)."""
+    for option, names in (("secrets (--secret)", secrets), ("known (--known)", known)):
+        for name in names or ():
+            where = original if option.startswith("secrets") else release
+            if name not in where.columns:
+                table = "original table" if where is original else "release"
+                raise OptionError(f"{option}: {name!r} is not a column of the {table}; it has {list(where.columns)}")
+            if option.startswith("secrets") and name not in release.columns:
+                raise OptionError(f"{option}: {name!r} is not a column of the release, so nothing of it can be inferred from the release")
+    both = sorted(set(secrets or ()) & set(known or ()))
+    if both:
+        raise OptionError(f"known (--known): {both[0]!r} is also a secret; an attacker who knows it has nothing to infer")
 
 
 def skipped_without_control(original: pd.DataFrame, release: pd.DataFrame) -> list[str]:
@@ -113,12 +141,24 @@ def skipped_without_control(original: pd.DataFrame, release: pd.DataFrame) -> li
     return [name for name in family_names() if get_family(name).battery(with_control) and not get_family(name).battery(without)]
 
 
-def battery_job(original_path: str, release_path: str, control_path: str | None, output: str, entries: list[dict], seed: int = 0) -> dict:
-    """The battery as a job spec (before ``validate_job``): the release, its entries, and the job
-    settings of the families the entries belong to (``EvaluationFamily.battery_settings``)."""
-    release = {"name": Path(release_path).stem, "original": original_path, "anonymized": [release_path]}
+def battery_job(
+    original_path: str,
+    release_path: str,
+    control_path: str | None,
+    output: str,
+    entries: list[dict],
+    seed: int = 0,
+    kinds: dict[str, str] | None = None,
+    name: str | None = None,
+) -> dict:
+    """The battery as a job spec (before ``validate_job``): the release (named ``name``, else after
+    its file), its declared column kinds, its entries, and the job settings of the families the
+    entries belong to (``EvaluationFamily.battery_settings``)."""
+    release = {"name": name or Path(release_path).stem, "original": original_path, "anonymized": [release_path]}
     if control_path is not None:
         release["control"] = control_path
+    if kinds:
+        release["columns"] = dict(kinds)
     job = {"name": "check", "release": release, "scenarios": entries, "seed": seed, "output": output}
     for name in dict.fromkeys(entry.get("family", DEFAULT_FAMILY) for entry in entries):
         job |= get_family(name).battery_settings()

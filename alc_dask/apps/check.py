@@ -9,9 +9,14 @@ column or the count.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
+import shutil
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +24,9 @@ import pandas as pd
 
 from alc_dask.apps.battery import battery_entries, battery_job
 from alc_dask.data.errors import ReleaseError
-from alc_dask.data.io import read_table
+from alc_dask.data.io import read_table, table_format
+from alc_dask.data.parts import is_dataset, read_dataset
+from alc_dask.engine.progress import say
 
 Table = str | os.PathLike | pd.DataFrame
 
@@ -37,19 +44,42 @@ of other people is then refused about once in 30 000 checks (were the count norm
 
 @dataclass
 class CheckInputs:
-    """The three tables, read and checked, and where the engine reads them from."""
+    """The three tables, read and checked, and where the engine reads them from.
+
+    ``original``, ``release``, ``control`` are as read; ``typed`` holds them as the engine types
+    them (CSV text that parses as numbers as numbers; a column declared categorical as text), which
+    is what the battery chooses secrets and columns by. ``kinds`` are the declared kinds
+    (``--types``); a role whose ``paths`` entry is None is written for the engine (`engine_inputs`)."""
 
     original: pd.DataFrame
     release: pd.DataFrame
     control: pd.DataFrame | None
     paths: dict[str, str | None] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)
+    typed: dict[str, pd.DataFrame] = field(default_factory=dict)
+    release_source: str | None = None
+    """The release's file or folder as given (None: a DataFrame): its name in the results."""
+
+    @property
+    def missing_from_release(self) -> list[str]:
+        """The original's columns the release does not have (evaluated on the others)."""
+        released = set(self.release.columns)
+        return [c for c in self.original.columns if c not in released]
 
 
-def read_inputs(original: Table, release: Table, control: Table | None = None) -> CheckInputs:
+KINDS = ("categorical", "continuous")
+DECLARE_ADVICE = "with --types (check) or types= (evaluate)"
+"""How a person running ``check`` or ``evaluate`` declares a column's kind."""
+
+
+def read_inputs(original: Table, release: Table, control: Table | None = None, *, kinds: dict[str, str] | None = None, sep: str | None = None) -> CheckInputs:
     """The tables, each checked: it exists, it has rows (the original and the release at least
-    ``MIN_ROWS``), its columns are the original's; the control table's rows are other people's."""
+    ``MIN_ROWS``), its columns are the original's; the control table's rows are other people's;
+    every column types alike in every table, as the engine will type it (``kinds`` declares a
+    column ``categorical`` or ``continuous``). CSV files are split by ``sep``, else by the
+    separator their header holds."""
     tables = {"original": original, "release": release, "control": control}
-    read = {role: _read(role, source) for role, source in tables.items() if source is not None}
+    read = {role: _read(role, source, sep) for role, source in tables.items() if source is not None}
     names = {role: _name(role, source) for role, source in tables.items() if source is not None}
     for role in ("original", "release"):
         if len(read[role]) < MIN_ROWS:
@@ -58,6 +88,8 @@ def read_inputs(original: Table, release: Table, control: Table | None = None) -
     extra = [c for c in read["release"].columns if c not in expected]
     if extra:
         raise ReleaseError(f"{names['release']}: column {extra[0]!r} is not in the original table {names['original']}")
+    if not set(read["release"].columns) & set(expected):
+        raise ReleaseError(f"{names['release']}: the release has no column of the original table {names['original']}")
     if "control" in read:
         columns = list(read["control"].columns)
         missing = [c for c in expected if c not in columns]
@@ -70,8 +102,41 @@ def read_inputs(original: Table, release: Table, control: Table | None = None) -
             raise ReleaseError(
                 f"{names['control']}: {shared} of the control's {len(read['control'])} rows are rows of the original {names['original']}: a control table must be other people"
             )
-    paths = {role: None if isinstance(source, pd.DataFrame) else os.fspath(source) for role, source in tables.items() if source is not None}
-    return CheckInputs(read["original"], read["release"], read.get("control"), paths)
+    declared = _declared_kinds(kinds or {}, expected)
+    staged = sep is not None  # the engine splits CSV files by their header's separator: other splits are written for it
+    paths = {role: None if isinstance(source, pd.DataFrame) or staged else os.fspath(source) for role, source in tables.items() if source is not None}
+    source = None if isinstance(release, pd.DataFrame) else os.fspath(release)
+    return CheckInputs(read["original"], read["release"], read.get("control"), paths, declared, _typed(read, declared, names), source)
+
+
+def _declared_kinds(kinds: dict[str, str], columns: list[str]) -> dict[str, str]:
+    for name, kind in kinds.items():
+        if name not in columns:
+            raise ReleaseError(f"types: {name!r} is not a column of the original table; it has {columns}")
+        if kind not in KINDS:
+            raise ReleaseError(f"types: {name}={kind!r}: a column's kind is one of {list(KINDS)}")
+    return dict(kinds)
+
+
+def _typed(read: dict[str, pd.DataFrame], kinds: dict[str, str], names: dict[str, str]) -> dict[str, pd.DataFrame]:
+    """The tables as the engine types them (``alc_dask.data.schema``): what the battery chooses by. A
+    column declared categorical is text; a continuous one, numbers; any other, as inferred."""
+    from alc_dask.data.schema import ColumnKind, infer_kind, type_column
+
+    typed = {role: {} for role in read}
+    for column in read["original"].columns:
+        parts = {names[role]: table[column] for role, table in read.items() if column in table.columns}  # errors name the files
+        declared = ColumnKind(kinds[column]) if column in kinds else None
+        try:
+            values, typing = type_column(column, parts, declared)
+            infer_kind(column, values, typing, declared)
+        except ReleaseError as error:
+            raise ReleaseError(str(error).replace("in `columns`", DECLARE_ADVICE)) from None
+        for role in read:
+            if names[role] in values:
+                series = values[names[role]]
+                typed[role][column] = series.astype(str).where(series.notna(), None) if declared is ColumnKind.CATEGORICAL else series
+    return {role: pd.DataFrame(columns, index=read[role].index) for role, columns in typed.items()}
 
 
 def _shared_rows(original: pd.DataFrame, control: pd.DataFrame) -> tuple[int, float]:
@@ -90,12 +155,20 @@ def _name(role: str, source: Table) -> str:
     return f"the {role} table (a DataFrame)" if isinstance(source, pd.DataFrame) else os.fspath(source)
 
 
-def _read(role: str, source: Table) -> pd.DataFrame:
-    if not isinstance(source, pd.DataFrame):
-        path = os.fspath(source)
-        if "://" not in path and not Path(path).exists():
-            raise ReleaseError(f"{path}: no such file ({role} table)")
-    return read_table(source, _name(role, source))
+def _read(role: str, source: Table, sep: str | None) -> pd.DataFrame:
+    if isinstance(source, pd.DataFrame):
+        return read_table(source, _name(role, source))
+    path = os.fspath(source)
+    if "://" not in path and not Path(path).exists():
+        raise ReleaseError(f"{path}: no such file or folder ({role} table)")
+    if is_dataset(path):
+        return read_table(read_dataset(path, path), path)
+    if sep is not None and table_format(path) == "csv":
+        try:
+            return read_table(pd.read_csv(path, dtype=str, sep=sep), path)
+        except (ValueError, OSError) as error:
+            raise ReleaseError(f"{path}: cannot read as csv split by {sep!r} ({type(error).__name__}: {error})") from None
+    return read_table(source, path)
 
 
 @dataclass
@@ -109,9 +182,21 @@ class CheckRun:
     seconds_per_family: dict[str, float]
 
 
-def run_check(inputs: CheckInputs, output: str | os.PathLike, families=None, seed: int = 0, progress: bool = True, workers: int | None = None) -> CheckRun:
-    """Run the battery on ``inputs`` into ``output`` on a local cluster: its results and ``verdict.json``
-    at the root (as ``run`` writes them), the report in ``report/``, tables given as DataFrames in ``data/``."""
+def run_check(
+    inputs: CheckInputs,
+    output: str | os.PathLike,
+    families=None,
+    seed: int = 0,
+    progress: bool = True,
+    workers: int | None = None,
+    *,
+    secrets: list[str] | None = None,
+    known: list[str] | None = None,
+    scheduler: str | None = None,
+) -> CheckRun:
+    """Run the battery on ``inputs`` into ``output``, on a local cluster or the one at ``scheduler``:
+    its results and ``verdict.json`` at the root (as ``run`` writes them), the report in ``report/``.
+    ``secrets`` and ``known`` replace the battery's own choice of secrets and quasi-identifiers."""
     from alc_dask.engine import connect, run_job
     from alc_dask.jobs import validate_job
     from alc_dask.report import summarize, write_report
@@ -119,13 +204,14 @@ def run_check(inputs: CheckInputs, output: str | os.PathLike, families=None, see
     from alc_dask.report.verdict import read_verdict
 
     output = Path(output)
-    paths = engine_paths(inputs, output)
-    entries = battery_entries(inputs.original, inputs.release, inputs.control is not None, families)
-    job = battery_job(paths["original"], paths["release"], paths["control"], str(output.resolve()), entries, seed)
-    spec = validate_job(job, "the check's battery")
+    typed = inputs.typed or {"original": inputs.original, "release": inputs.release}
+    entries = battery_entries(typed["original"], typed["release"], inputs.control is not None, families, secrets, known)
     started = time.perf_counter()
-    with connect(workers=workers) as client:
-        scores = run_job(spec, client=client, progress=progress)
+    with engine_inputs(inputs, output, shared=scheduler is not None) as paths:
+        job = battery_job(paths["original"], paths["release"], paths["control"], str(output.resolve()), entries, seed, inputs.kinds, release_label(inputs))
+        spec = validate_job(job, "the check's battery")
+        with connect(scheduler, workers) as client:
+            scores = run_job(spec, client=client, progress=progress)
     seconds = time.perf_counter() - started
     exposure = exposure_of_results(output)
     verdict = read_verdict(output)  # judged once, by the run
@@ -133,15 +219,49 @@ def run_check(inputs: CheckInputs, output: str | os.PathLike, families=None, see
     return CheckRun(scores, verdict, output, seconds, _seconds_per_family(scores))
 
 
-def engine_paths(inputs: CheckInputs, output: Path) -> dict[str, str | None]:
-    """Where the engine reads each table (role -> absolute path, None for no control table): its file,
-    or for a table given as a DataFrame, a copy written to ``output/data/<role>.parquet``."""
+def release_label(inputs: CheckInputs) -> str:
+    """The release's name in results: its file's stem, or ``release`` for a DataFrame."""
+    from alc_dask.jobs.spec import safe_label
+
+    path = inputs.release_source
+    return safe_label(Path(path).stem) if path else "release"
+
+
+def staging_folder(output: Path) -> Path:
+    """Where the tables the engine cannot read as given (DataFrames, CSV split by ``--sep``) are
+    written for one run: the system's temporary space, in a folder named after the output folder,
+    so that a re-run into it finds the same paths (the job unchanged) and resumes."""
+    digest = hashlib.sha256(str(output.resolve()).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"alc-dask-inputs-{digest}"
+
+
+@contextmanager
+def engine_inputs(inputs: CheckInputs, output: Path, shared: bool = False) -> Iterator[dict[str, str | None]]:
+    """Where the engine reads each table (role -> absolute path, None for no control table): its
+    file, or a copy written for the run and removed once it ends (nothing of the data is left on
+    disk); with ``shared`` (the workers of a cluster elsewhere read it), in ``output/data/``, kept,
+    and said."""
+    folder = output / "data" if shared else staging_folder(output)
+    try:
+        paths = engine_paths(inputs, folder)
+        written = [role for role, path in inputs.paths.items() if path is None]
+        if shared and written:
+            say(f"the {', '.join(written)} table(s) were written to {folder.resolve()} for the cluster's workers to read: remove them once the check is done")
+        yield paths
+    finally:
+        if not shared:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def engine_paths(inputs: CheckInputs, folder: Path) -> dict[str, str | None]:
+    """Each table's path for the engine: its file, or for a table it cannot read as given, a copy
+    written to ``folder/<role>.parquet``."""
     from alc_dask.results.files import write_file
 
     paths = dict(inputs.paths)
     for role, table in (("original", inputs.original), ("release", inputs.release), ("control", inputs.control)):
         if table is not None and paths.get(role) is None:
-            paths[role] = str((output / "data" / f"{role}.parquet").resolve())
+            paths[role] = str((folder / f"{role}.parquet").resolve())
             write_file(paths[role], table.to_parquet(index=False))
     return {role: None if paths.get(role) is None else str(Path(paths[role]).resolve()) for role in ("original", "release", "control")}
 

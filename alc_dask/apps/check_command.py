@@ -4,7 +4,8 @@ Exit codes: 0 pass, 4 flagged, 2 bad input (before any cluster starts). An **inc
 verdict exits 0 with a warning line on stderr naming the open evaluations: nothing was shown to
 leak, so a gate on 4 does not stop the release, but the line is there for a human (and the verdict
 in ``verdict.json``) to decide; ``--strict`` makes it exit 4 as flagged does. Without a control
-table a line says which families did not run.
+table a line says which families did not run; lines name the columns the release lacks and the
+share of its rows that are rows of the original.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from pathlib import Path
 import click
 
 from alc_dask.cli_exit_codes import EXIT_RELEASE_FLAGGED
+from alc_dask.cli_options import scheduler_option, workers_option
+from alc_dask.errors import OptionError
 
 TOP_EVIDENCE = 5
 
@@ -29,6 +32,25 @@ TOP_EVIDENCE = 5
     "--output", type=click.Path(path_type=Path), default=Path("alc-out/check"), show_default=True, help="Folder for results, verdict.json and the report."
 )
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of every evaluation.")
+@click.option(
+    "--secret",
+    "secrets",
+    multiple=True,
+    metavar="COLUMN",
+    help="A column an attacker wants to learn (repeat, or comma-separate); default: the battery's choice.",
+)
+@click.option(
+    "--known", multiple=True, metavar="COLUMN", help="A column an attacker knows of a person (repeat, or comma-separate); default: the battery's choice."
+)
+@click.option(
+    "--types",
+    multiple=True,
+    metavar="COLUMN=KIND",
+    help="A column's kind, categorical or continuous (repeat, or comma-separate); default: inferred (numbers with more than 20 values are continuous).",
+)
+@click.option("--sep", help="The CSV files' separator; default: the one their header holds (comma, semicolon, tab or bar).")
+@scheduler_option()
+@workers_option()
 @click.option("--strict", is_flag=True, help="Exit 4 on an inconclusive verdict too.")
 @click.option(
     "--worst-columns",
@@ -36,27 +58,88 @@ TOP_EVIDENCE = 5
     help="Also search the subsets of known columns for the strongest attack on each secret (and membership, with --control); "
     "up to 50 evaluations each, so many times the battery's time (see `alc-dask worst-columns`).",
 )
-def check(original: Path, release: Path, control: Path | None, output: Path, seed: int, strict: bool, worst_columns: bool) -> None:
+def check(
+    original: Path,
+    release: Path,
+    control: Path | None,
+    output: Path,
+    seed: int,
+    secrets: tuple[str, ...],
+    known: tuple[str, ...],
+    types: tuple[str, ...],
+    sep: str | None,
+    scheduler: str | None,
+    workers: int | None,
+    strict: bool,
+    worst_columns: bool,
+) -> None:
     """Run the default battery (every family the inputs allow) on RELEASE of ORIGINAL; print the verdict.
 
-    Exits 0 on pass, 4 on flagged; inconclusive exits 0 with a warning line (4 with --strict). With
-    --worst-columns, a subset of known columns whose held-out measure is flagged exits 4 too."""
-    from alc_dask.apps.battery import skipped_without_control
+    ORIGINAL and RELEASE are Parquet or CSV files, or folders of Parquet parts. Exits 0 on pass, 4
+    on flagged; inconclusive exits 0 with a warning line (4 with --strict). With --worst-columns, a
+    subset of known columns whose held-out measure is flagged exits 4 too."""
+    from alc_dask.apps.battery import chosen_columns
     from alc_dask.apps.check import read_inputs, run_check
     from alc_dask.report.verdict import verdict_lines
 
-    inputs = read_inputs(original, release, control)
-    run = run_check(inputs, output, seed=seed)
+    inputs = read_inputs(original, release, control, kinds=parsed_types(types), sep=sep)
+    columns = list(inputs.original.columns)
+    named_secrets, named_known = (listed(values, columns) for values in (secrets, known))
+    chosen_columns(inputs.original, inputs.release, named_secrets, named_known)
+    run = run_check(inputs, output, seed=seed, secrets=named_secrets, known=named_known, scheduler=scheduler, workers=workers)
     verdict, path = run.verdict, (output / "verdict.json").resolve()
     click.echo("\n".join(verdict_lines(verdict, most=TOP_EVIDENCE)))
-    if inputs.control is None and (skipped := skipped_without_control(inputs.original, inputs.release)):
-        click.echo(f"not run: {', '.join(skipped)}: they compare the original's people with other people; give --control to run them")
+    for line in input_notes(inputs):
+        click.echo(line)
     click.echo(f"Verdict: {path}\nReport: {(output / 'report' / 'report.html').resolve()}")
     if verdict.verdict == "inconclusive":
         click.echo(f"warning: the verdict is inconclusive: {settle_hint(verdict)}", err=True)
     worst_flagged = worst_columns and searched_worst_columns(inputs, output / "worst-columns", seed)
     if verdict.verdict == "flagged" or worst_flagged or (strict and verdict.verdict == "inconclusive"):
         sys.exit(EXIT_RELEASE_FLAGGED)
+
+
+def listed(values: tuple[str, ...], columns: list[str]) -> list[str] | None:
+    """Repeated options and comma-separated lists as one list of names (a value that is a column's
+    whole name is kept whole, commas and all); None when none was given."""
+    if not values:
+        return None
+    return [name.strip() for value in values for name in ([value] if value in columns else value.split(",")) if name.strip()]
+
+
+def parsed_types(values: tuple[str, ...]) -> dict[str, str]:
+    """``COLUMN=KIND`` options (repeated or comma-separated) as a mapping; a malformed one named."""
+    kinds = {}
+    for item in (part for value in values for part in value.split(",") if part.strip()):
+        name, equals, kind = item.partition("=")
+        if not equals or not name.strip():
+            raise OptionError(f"types (--types): {item!r} is not COLUMN=KIND (e.g. age=continuous)")
+        kinds[name.strip()] = kind.strip()
+    return kinds
+
+
+def input_notes(inputs) -> list[str]:
+    """What a person should know of what was evaluated: the families that did not run and why,
+    the columns the release lacks, the share of its rows that are rows of the original."""
+    from alc_dask.apps.battery import skipped_without_control
+
+    notes = []
+    if inputs.control is None and (skipped := skipped_without_control(inputs.typed["original"], inputs.typed["release"])):
+        notes.append(f"not run: {', '.join(skipped)}: they compare the original's people with other people; give --control to run them")
+    if missing := inputs.missing_from_release:
+        notes.append(
+            f"the release lacks {len(missing)} column(s) of the original ({', '.join(map(repr, missing[:5]))}{', ...' if len(missing) > 5 else ''}): evaluated on the {len(inputs.release.columns)} it has"
+        )
+    if copied := exact_copies(inputs):
+        notes.append(f"{copied:.0%} of the release's rows are rows of the original, value for value")
+    return notes
+
+
+def exact_copies(inputs) -> float:
+    """The share of the release's rows that are rows of the original on every column the release has."""
+    from alc_dask.families.battery import BatteryTables
+
+    return BatteryTables(inputs.typed["original"], inputs.typed["release"], False, (), (), 0).microdata_share
 
 
 def searched_worst_columns(inputs, folder: Path, seed: int) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from alc_dask.apps.battery import chosen_columns
 from alc_dask.apps.check import Table, read_inputs, run_check
 
 EVALUATION_COLUMNS = ("family", "id", "label", "headline", "value", "low", "high", "threshold", "evidence")
@@ -86,6 +87,11 @@ def evaluate(
     output: str | os.PathLike | None = None,
     progress: bool | None = None,
     workers: int | None = None,
+    secrets: list[str] | None = None,
+    known: list[str] | None = None,
+    types: dict[str, str] | None = None,
+    sep: str | None = None,
+    scheduler: str | None = None,
 ) -> Evaluation:
     """``alc-dask check`` from Python: the default battery of evaluations on a release, and its verdict.
 
@@ -110,7 +116,19 @@ def evaluate(
     progress : bool, optional
         Show a progress bar (default: when a person watches, in a terminal or a notebook).
     workers : int, optional
-        Worker processes of the local cluster (default: one per core).
+        Worker processes of the local cluster (default: one per core); with ``scheduler``, the
+        workers to wait for.
+    secrets, known : list of str, optional
+        The columns an attacker wants to learn and those it knows of a person (default: the
+        battery's choice).
+    types : dict, optional
+        Column -> ``"categorical"`` or ``"continuous"``, overriding the inferred kind.
+    sep : str, optional
+        The CSV files' separator (default: the one their header holds).
+    scheduler : str, optional
+        Address (or scheduler file) of a running Dask cluster (default: a new local one). Tables
+        given as DataFrames are then written to ``output/data/`` for its workers to read; on a
+        local cluster, to a temporary folder removed once the run ends.
 
     Returns
     -------
@@ -137,8 +155,9 @@ def evaluate(
     >>> result.report.name
     'report.html'
     """
-    inputs = read_inputs(original, release, control)
+    inputs = read_inputs(original, release, control, kinds=types, sep=sep)
+    chosen_columns(inputs.original, inputs.release, secrets, known)
     folder = Path(output) if output is not None else Path(tempfile.mkdtemp(prefix="alc-dask-evaluate-"))
     shown = watched() if progress is None else progress
-    run = run_check(inputs, folder, families=families, seed=seed, progress=shown, workers=workers)
+    run = run_check(inputs, folder, families=families, seed=seed, progress=shown, workers=workers, secrets=secrets, known=known, scheduler=scheduler)
     return Evaluation(run.verdict, run.scores, folder, folder / "report" / "report.html")

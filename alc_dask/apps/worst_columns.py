@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from alc_dask.apps.check import CheckInputs, Table, engine_paths, read_inputs
+from alc_dask.apps.check import CheckInputs, Table, engine_inputs, read_inputs
 from alc_dask.apps.worst_columns_measures import (
     FAMILIES,
     HELD_OUT,
@@ -239,10 +239,11 @@ def run_search(request: Request, inputs: CheckInputs, folder: Path, cluster, pro
     folder.mkdir(parents=True, exist_ok=True)
     attack = subset_attack(request, inputs)
     rows = {"original": len(inputs.original)} | ({"control": len(inputs.control)} if inputs.control is not None else {})
-    rounds = SubsetRounds(request, attack, _job(request, attack, inputs, folder), folder / "runs", cluster, Halves(request.seed, rows), progress)
-    outcome = search(request.candidates, request.max_size, request.budget, rounds, request.seed)
-    chosen = outcome.chosen
-    held_out = rounds.measure(chosen, HELD_OUT) if chosen is not None else None
+    with engine_inputs(inputs, folder, shared=cluster.elsewhere) as paths:
+        rounds = SubsetRounds(request, attack, _job(request, attack, paths, folder), folder / "runs", cluster, Halves(request.seed, rows), progress)
+        outcome = search(request.candidates, request.max_size, request.budget, rounds, request.seed)
+        chosen = outcome.chosen
+        held_out = rounds.measure(chosen, HELD_OUT) if chosen is not None else None
     result = WorstColumns.of(request.settings(), attack.headline, outcome, held_out, folder, time.perf_counter() - started)
     result.write()
     return result
@@ -265,10 +266,10 @@ def _floor_correct(inputs: CheckInputs, secret: str) -> np.ndarray:
     return codes == np.bincount(codes).argmax()
 
 
-def _job(request: Request, attack: SubsetAttack, inputs: CheckInputs, folder: Path) -> dict:
+def _job(request: Request, attack: SubsetAttack, paths: dict[str, str | None], folder: Path) -> dict:
+    """The battery's job around one entry of the family: its release and, for the ALC, its ML baseline."""
     from alc_dask.apps.battery import battery_job
 
-    paths = engine_paths(inputs, folder)  # the battery's job around one entry of the family: its release and, for the ALC, its ML baseline
     job = battery_job(
         paths["original"], paths["release"], paths["control"], str((folder / "runs").resolve()), [attack.entry(request.candidates[:1])], request.seed
     )
@@ -325,7 +326,7 @@ def battery_searches(inputs: CheckInputs, folder: Path, seed: int = 0, workers: 
     from alc_dask.jobs.spec import safe_label
 
     released = set(inputs.release.columns)
-    wanted = [(secret, "alc", None) for secret in secrets_of(inputs.original) if secret in released]
+    wanted = [(secret, "alc", None) for secret in secrets_of(inputs.typed.get("original", inputs.original)) if secret in released]
     wanted += [(None, "membership", attack) for attack in BATTERY_ATTACKS] if inputs.control is not None else []
     requests = []
     for secret, family, attack in wanted:

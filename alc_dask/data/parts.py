@@ -19,7 +19,7 @@ from fsspec.utils import read_block
 
 from alc_dask.data.errors import ReleaseError
 from alc_dask.data.fingerprint import dataset_files
-from alc_dask.data.io import arrow_to_pandas, check_unique, table_format
+from alc_dask.data.io import arrow_to_pandas, check_unique, csv_separator, plain_columns, table_format
 
 ROWS_PER_PART = 1_000_000
 """Rows of a part: enough to keep the search kernel busy per task, few enough for many tasks per worker."""
@@ -42,16 +42,18 @@ class TablePart:
     """(offset, length) of the CSV part's bytes, widened to whole lines; length None: the whole file."""
     header: bytes = b""
     """The CSV file's header line, for a block other than the file's first."""
+    sep: str = ","
+    """The CSV file's separator (``alc_dask.data.io.csv_separator`` of its header)."""
 
     def read(self) -> pd.DataFrame:
         """The part's rows, typed as `alc_dask.data.io.read_table` types a whole file."""
         if self.csv_block is None:
             with fsspec.open(self.path, "rb") as file:
-                return arrow_to_pandas(pq.ParquetFile(file).read_row_groups(list(self.row_groups)))
+                return plain_columns(arrow_to_pandas(pq.ParquetFile(file).read_row_groups(list(self.row_groups))))
         offset, length = self.csv_block
         with fsspec.open(self.path, "rb", compression="infer") as file:
             data = file.read() if length is None else read_block(file, offset, length, delimiter=b"\n")
-        return pd.read_csv(io.BytesIO(self.header + data), dtype=str)
+        return pd.read_csv(io.BytesIO(self.header + data), dtype=str, sep=self.sep)
 
     def where(self) -> str:
         if self.csv_block is None:
@@ -185,17 +187,18 @@ def _csv_parts(files: list[str], name: str, stored: int) -> TableParts:
             raise ReleaseError(
                 f"{file}: header {header.decode(errors='replace').strip()!r} differs from {first}'s; every part file of a table holds the same columns"
             )
-    columns = tuple(pd.read_csv(io.BytesIO(headers[first]), dtype=str, nrows=0).columns)
+    sep = csv_separator(headers[first])
+    columns = tuple(pd.read_csv(io.BytesIO(headers[first]), dtype=str, nrows=0, sep=sep).columns)
     check_unique(list(columns), first)
     parts = []
     for file in files:
         if fsspec.utils.infer_compression(file) is not None:  # a compressed stream cannot be entered midway
-            parts.append(TablePart(name, file, csv_block=(0, None)))
+            parts.append(TablePart(name, file, csv_block=(0, None), sep=sep))
             continue
         fs, location = fsspec.core.url_to_fs(file)
         size = fs.size(location)
         offsets = range(0, max(size, 1), CSV_BLOCK_BYTES)
-        parts += [TablePart(name, file, csv_block=(offset, CSV_BLOCK_BYTES), header=headers[file] if offset else b"") for offset in offsets]
+        parts += [TablePart(name, file, csv_block=(offset, CSV_BLOCK_BYTES), header=headers[file] if offset else b"", sep=sep) for offset in offsets]
     return TableParts(name, columns, tuple(parts), None, stored)
 
 

@@ -109,7 +109,14 @@ class OnDemandClient:
 
     def __init__(self, client=None, scheduler: str | None = None, workers: int | None = None, dashboard: bool | str = False):
         self._given, self._scheduler, self._workers, self._dashboard = client, scheduler, workers, dashboard
+        self._elsewhere = client is not None or scheduler is not None
         self._stack = ExitStack()
+
+    @property
+    def elsewhere(self) -> bool:
+        """Whether the workers may run on other machines (a scheduler or a client was given): files
+        written for them must then stay where they can read them."""
+        return self._elsewhere
 
     def get(self) -> Client:
         if self._given is None:

@@ -147,3 +147,14 @@ def test_evaluate_on_a_running_cluster_with_chosen_columns_leaves_no_table_on_di
     written = [p.relative_to(local) for p in local.rglob("*.parquet") if p.name in ("original.parquet", "release.parquet")]
     assert written == [] and not (local / "data").exists()
     assert not check.staging_folder(local).exists()
+
+
+def test_a_folder_of_parquet_parts_is_a_table(tables, tmp_path):
+    """``check`` refused a folder of parts, which ``run`` accepts."""
+    parts = tmp_path / "release"
+    parts.mkdir()
+    for i, chunk in enumerate((tables["weak"].iloc[:300], tables["weak"].iloc[300:])):
+        chunk.to_parquet(parts / f"part-{i}.parquet", index=False)
+    inputs = check.read_inputs(tables["original"], parts)
+    assert len(inputs.release) == ROWS and inputs.paths["release"] == str(parts)
+    assert check.release_label(inputs) == "release"

@@ -142,6 +142,7 @@ def test_evaluate_on_a_running_cluster_with_chosen_columns_leaves_no_table_on_di
     params = [json.loads(p) for p in result.scores["params"]]
     assert {p["secret"] for p in params} == {"occupation"} and ["age", "sex"] in [p["known"] for p in params]
     assert sorted(p.name for p in (output / "data").iterdir()) == ["original.parquet", "release.parquet"]  # the workers read them there
+    assert result.verdict.fidelity.columns_kept > 0.8 and "fidelity" in json.loads((output / "verdict.json").read_text())
     local = tmp_path / "local"
     alc_dask.evaluate(tables["original"], tables["weak"], families=["alc"], secrets=["married"], known=["sex"], output=local, workers=1, progress=False)
     written = [p.relative_to(local) for p in local.rglob("*.parquet") if p.name in ("original.parquet", "release.parquet")]

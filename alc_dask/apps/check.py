@@ -195,13 +195,15 @@ def run_check(
     scheduler: str | None = None,
 ) -> CheckRun:
     """Run the battery on ``inputs`` into ``output``, on a local cluster or the one at ``scheduler``:
-    its results and ``verdict.json`` at the root (as ``run`` writes them), the report in ``report/``.
+    its results and ``verdict.json`` at the root (as ``run`` writes them, with what the release keeps
+    of the original beside: ``alc_dask.utility.fidelity``), the report in ``report/``.
     ``secrets`` and ``known`` replace the battery's own choice of secrets and quasi-identifiers."""
     from alc_dask.engine import connect, run_job
     from alc_dask.jobs import validate_job
     from alc_dask.report import summarize, write_report
     from alc_dask.report.exposure import exposure_of_results
-    from alc_dask.report.verdict import read_verdict
+    from alc_dask.report.verdict import read_verdict, write_verdict
+    from alc_dask.utility.fidelity import fidelity
 
     output = Path(output)
     typed = inputs.typed or {"original": inputs.original, "release": inputs.release}
@@ -212,9 +214,11 @@ def run_check(
         spec = validate_job(job, "the check's battery")
         with connect(scheduler, workers) as client:
             scores = run_job(spec, client=client, progress=progress)
+            kept = fidelity(typed["original"], typed["release"], client, seed)
     seconds = time.perf_counter() - started
     exposure = exposure_of_results(output)
-    verdict = read_verdict(output)  # judged once, by the run
+    verdict = read_verdict(output).model_copy(update={"fidelity": kept})  # judged once, by the run; utility beside it
+    write_verdict(verdict, output)
     write_report(summarize(scores, verdict=verdict), output / "report", title="alc_dask check: the default battery on one release", exposure=exposure)
     return CheckRun(scores, verdict, output, seconds, _seconds_per_family(scores))
 

@@ -91,6 +91,8 @@ def check(
     click.echo("\n".join(verdict_lines(verdict, most=TOP_EVIDENCE)))
     for line in input_notes(inputs):
         click.echo(line)
+    if verdict.fidelity is not None:
+        click.echo(f"utility: {verdict.fidelity.summary}")
     click.echo(f"Verdict: {path}\nReport: {(output / 'report' / 'report.html').resolve()}")
     if verdict.verdict == "inconclusive":
         click.echo(f"warning: the verdict is inconclusive: {settle_hint(verdict)}", err=True)

@@ -25,7 +25,7 @@ class Summary:
     """Evaluations per release and family (rows) and verdict label (columns, worst first): each on its
     own family's scale, so that counts of different families may be added up."""
     sections: tuple[Section, ...]
-    """One per family present, in the order families first appear."""
+    """What the release keeps (when measured), then one per family present, in the order families first appear."""
     verdict: Verdict
 
     @property
@@ -61,6 +61,10 @@ def summarize(scores: pd.DataFrame, thresholds: Mapping[str, float] | None = Non
     skipped = scores[scores["status"] == "skipped"].reindex(columns=unfinished).rename(columns={"error": "reason"}).reset_index(drop=True)
     verdict = verdict if verdict is not None else verdict_of(scores, thresholds)
     sections = tuple(section_for(family, ok[ok["family"] == family]) for family in ok["family"].drop_duplicates())
+    if verdict.fidelity is not None:
+        from alc_dask.utility.section import fidelity_section
+
+        sections = (fidelity_section(verdict.fidelity), *sections)
     return Summary(ok, failed, skipped, verdict_counts(verdict), sections, verdict)
 
 

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from alc_dask.families import get_family
 from alc_dask.measure.verdict import SEVERITY, Label, release_verdict, trials_to_settle
+from alc_dask.utility.fidelity import Fidelity
 
 SCHEMA_VERSION = 2
 """2: an evaluation may be labelled ``not_informative`` (1 knew pass, inconclusive and flagged only)."""
@@ -115,6 +116,8 @@ class Verdict(BaseModel):
     """Family -> the threshold applied."""
     failed: int = 0
     """Evaluations that failed: a verdict with failures is at best inconclusive."""
+    fidelity: Fidelity | None = None
+    """What the release keeps of the original (``check`` and ``evaluate``): utility beside privacy, which never changes the verdict; null when not measured."""
 
 
 def verdict_of(scores: pd.DataFrame, thresholds: Mapping[str, float] | None = None) -> Verdict:

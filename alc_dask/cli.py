@@ -65,7 +65,12 @@ class _CoreAndApps(Commands):
 @click.option("--traceback", "show_traceback", is_flag=True, help="On an error, also print its Python traceback (for bug reports).")
 @click.version_option(package_name="alc-dask")
 def main(show_traceback: bool) -> None:
-    """Measure the anonymity a data release loses to attribute-inference attacks (the ALC)."""
+    """Measure how much a released table exposes the people in it, each attack compared with what it
+    learns of people not in it: attribute inference (the ALC), singling out, linkability and
+    inference (Anonymeter), membership inference, identification, attacks on k-anonymous tables,
+    and more; one verdict per release, with what the release keeps of the data beside it.
+
+    Start with `alc-dask check ORIGINAL RELEASE [--control OTHERS]`."""
 
 
 @main.command()
@@ -91,6 +96,7 @@ def run(job: Path, scheduler: str | None, workers: int | None, dashboard: bool |
     click.echo(f"{len(scores)} scenarios, {failed} failed, {skipped} skipped; results in {folder}")
     if (verdict := read_verdict(folder)) is not None:
         click.echo("\n".join(verdict_lines(verdict)))
+    click.echo(f"Report: alc-dask summarize {folder}  (writes {folder}/report/report.html)")
     if failed:
         sys.exit(EXIT_SCENARIOS_FAILED)
 

@@ -151,13 +151,17 @@ def test_each_familys_records_agree_with_its_measures(outputs):
 
 
 def test_strongest_evidence_per_family_comes_from_its_highest_headline():
+    """Only flagged evaluations name records: an inconclusive one (its interval from 0.05) named
+    everyone its attack hit, who may be hit as often among people not in the release."""
+
     def inference(scenario, status, risk, low, secret):
         identity = {"scenario_id": scenario, "family": "inference", "status": status, "release": "r", "secret": secret, "n_attacks": 100}
         return identity | {"privacy_risk": risk, "privacy_risk_low": low, "privacy_risk_high": risk + 0.05}
 
     scores = pd.DataFrame(
         [
-            inference("weak", "ok", 0.1, 0.05, "income"),
+            inference("weak", "ok", 0.15, 0.1, "income"),
+            inference("inconclusive", "ok", 0.1, 0.05, "occupation"),
             inference("strong", "ok", 0.9, 0.85, "region"),
             inference("failed", "failed", 1.0, 0.95, "sex"),
             inference("no excess", "ok", 0.02, 0.0, "married"),
@@ -165,8 +169,8 @@ def test_strongest_evidence_per_family_comes_from_its_highest_headline():
     )
     predictions = pd.DataFrame(
         {
-            "scenario_id": ["weak", "weak", "strong", "failed", "no excess", "no excess"],
-            "target": [4, 7, 7, 4, 4, 9],
+            "scenario_id": ["weak", "weak", "strong", "failed", "no excess", "no excess", "inconclusive"],
+            "target": [4, 7, 7, 4, 4, 9, 11],
             "side": "attack",
             "correct": True,
         }

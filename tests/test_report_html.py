@@ -217,7 +217,7 @@ def test_evaluations_per_verdict_label_add_up_per_release_and_family(copy_scores
         assert row.to_dict() == {label: labels.count(label) for label in row.index}
     assert set(counts.index.get_level_values("release")) == {"copy", "again"}
     assert "Evaluations per verdict label" in as_text(summary) and "| release | family | flagged | inconclusive | pass |" in as_markdown(summary)
-    assert "Evaluations per verdict label" in as_html(summary) and "risk label" not in as_html(summary)
+    assert "Evaluations per verdict label" in as_html(summary) and "Evaluations per risk label" not in as_html(summary)
 
 
 def test_the_report_writes_the_verdict_beside_itself(copy_scores, tmp_path):
@@ -234,7 +234,9 @@ def test_cells_are_compact_and_wide_tables_are_marked():
     assert compact_json("[not json") == "[not json" and text(float("nan")) == ""
     assert text(500000.0) == "500000" and text(0.12345) == "0.123" and text(1.0) == "1.000"
     wide = html_table(pd.DataFrame([range(10)], columns=[f"column_{i}" for i in range(10)]))
-    assert wide.startswith("<table class='wide'>") and "column_<wbr>0" in wide
+    assert wide.startswith("<div class='scroll'><table class='wide'>") and "<th>column 0</th>" in wide  # words, not snake_case; not rotated
+    described = html_table(pd.DataFrame({"halt_code": ["x"]}))
+    assert "<th title='why the scenario stopped" in described and ">halt code</th>" in described
     narrow = html_table(pd.DataFrame({"label": ["flagged"], "flagged": [2], "pass": [0], "id": ["membership_closest_dista-3bc2de7a75"]}))
     assert "<span class='label flagged'>flagged</span>" in narrow and "<span class='label flagged'>2</span>" in narrow
     assert "<td class='num'>0</td>" in narrow and "membership_<wbr>closest_<wbr>dista-3bc2de7a75" in narrow

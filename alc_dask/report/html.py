@@ -131,7 +131,7 @@ def _regulators_view(verdict: Verdict) -> str:
 def _family(section, external: bool) -> str:
     parts = [f"<p class='note'>{html.escape(note)}</p>" for note in section.notes]
     for caption, table in section.tables.items():
-        if external and PER_RECORD in table.columns:
+        if (external and PER_RECORD in table.columns) or table.empty:  # a table of no rows says nothing its header could not
             continue
         parts += [f"<h3>{html.escape(caption)}</h3>", html_table(table, label_columns=())]
     for caption, png in section.figures.items():

@@ -1,10 +1,11 @@
 """Tables and cells as HTML for the report: numbers to three decimals and right-aligned, JSON lists
 and parameters shown compactly (``known=[age, sex]``), verdict labels as coloured badges, headers
-breakable after underscores (and upright in tables of many columns) so that a wide table wraps at
-800 px instead of scrolling."""
+in words with their field's description as a tooltip, and a table of many columns scrolling in its
+own box rather than widening the page."""
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -16,8 +17,8 @@ import pandas as pd
 LABELS = ("flagged", "inconclusive", "pass", "not_informative", "not informative", "not evaluated")
 _DECIMALS = 3
 WIDE = 10
-"""Columns from which a table's headers stand upright: their words, not the numbers below them,
-would otherwise set the columns' widths, and the table would be wider than a laptop's screen."""
+"""Columns from which a table scrolls sideways in its own box: wider than a laptop's screen, it
+would otherwise widen the whole page."""
 _LONG = 14
 """Characters of the longest word a cell keeps whole."""
 _WORDS = re.compile(r"[\s_\-/]+")
@@ -28,13 +29,13 @@ def html_table(frame: pd.DataFrame, label_columns: Iterable[str] = ("label",)) -
     """``frame`` (its index left out) as a table; cells of ``label_columns`` that hold a label are
     badges, and so are counts other than 0 in columns named after a label."""
     label_columns = set(label_columns)
-    head = "".join(f"<th><span>{header(column)}</span></th>" for column in frame.columns)
+    head = "".join(f"<th{_described(column)}>{column_title(column)}</th>" for column in frame.columns)
     rows = []
     for values in frame.itertuples(index=False):
         cells = [_labelled(column, value, label_columns) or _cell(value) for column, value in zip(frame.columns, values)]
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    wide = " class='wide'" if len(frame.columns) >= WIDE else ""
-    return f"<table{wide}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    table = f"<table{' class=' + chr(39) + 'wide' + chr(39) if len(frame.columns) >= WIDE else ''}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return f"<div class='scroll'>{table}</div>" if len(frame.columns) >= WIDE else table
 
 
 def _labelled(column, value, label_columns: set) -> str | None:
@@ -58,6 +59,30 @@ def _cell(value) -> str:
 def badge(label: str) -> str:
     words = label.replace("_", " ")
     return f"<span class='label {words.replace(' ', '-')}'>{html.escape(words)}</span>"
+
+
+def column_title(name) -> str:
+    """A column's name as a person reads it: words, not snake_case (``halt_code`` -> "halt code")."""
+    return html.escape(str(name).replace("_", " "))
+
+
+def _described(name) -> str:
+    """The column's description (its results field's) as the header's tooltip, when it has one."""
+    description = field_descriptions().get(str(name))
+    return f" title='{html.escape(description, quote=True)}'" if description else ""
+
+
+@functools.cache
+def field_descriptions() -> dict[str, str]:
+    """Every results column's one-line description, from the installed families' fields."""
+    from alc_dask.families import family_names, get_family
+
+    found = {}
+    for name in family_names():
+        for field in get_family(name).fields:
+            if field.metadata and b"description" in field.metadata:
+                found.setdefault(field.name, field.metadata[b"description"].decode())
+    return found
 
 
 def header(name) -> str:

@@ -19,8 +19,8 @@ LABEL_COLOURS = {
 
 _LABELS = "".join(f".label.{name},.verdict.{name}{{background:{bg};color:{fg}}}" for name, (bg, fg) in LABEL_COLOURS.items())
 
-_UPRIGHT = "table.wide th{vertical-align:bottom}table.wide th span{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap}"
-"""Headers read bottom to top in tables of many columns (``html_table.WIDE``)."""
+_WIDE = ".scroll{overflow-x:auto;max-width:100%}table.wide th{vertical-align:bottom;min-width:5em}"
+"""A table of many columns (``html_table.WIDE``) scrolls in its own box; its headers read across."""
 
 CSS = (
     "*{box-sizing:border-box}"
@@ -45,7 +45,7 @@ CSS = (
     ".evidence li{margin:.25em 0}.evidence .who{color:#555;font-size:.85em}.evidence .headline{color:#555;font-size:.85em;white-space:nowrap}"
     "details summary{cursor:pointer;font-weight:600;margin:.4em 0}"
     ".note{margin:.4em 0}"
-    f"{_UPRIGHT}"
+    f"{_WIDE}"
     "@media (max-width:900px){body{padding:.5rem .6rem}table{font-size:.7rem}th,td{padding:1px 3px}"
     ".verdict .word{font-size:2rem}}"
     "@media print{@page{margin:12mm}"

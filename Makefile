@@ -16,13 +16,18 @@ export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: demo test docs bench columns schema clean
 
-$(BIN)/.installed: pyproject.toml
+# The demo needs the package alone; the tests and the docs' build add their extras to the same venv.
+$(BIN)/.installed-package: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(BIN)/.installed: $(BIN)/.installed-package
 	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $@
 
-demo: $(BIN)/.installed
+demo: $(BIN)/.installed-package
 	$(BIN)/alc-dask demo
 
 test: $(BIN)/.installed

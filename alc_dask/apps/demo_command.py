@@ -1,4 +1,4 @@
-"""``alc-dask demo``: the demo of ``alc_dask.apps.demo``, its summary printed and its report linked."""
+"""``alc-dask demo``: the demo of ``alc_dask.apps.demo``, its verdict per release printed and its report linked."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from alc_dask.cli_exit_codes import EXIT_SCENARIOS_FAILED
 from alc_dask.cli_options import DASHBOARD_HELP, dashboard_option, scores_of, workers_option
 
 DEMO_MIN_ROWS = 500  # fewer leave too few targets and training rows for the demo's scenarios
+TOP_EVIDENCE = 3
+"""Evidence lines the demo prints: the verdict per release and the report's path fit one screen."""
 
 
 @click.command()
@@ -24,13 +26,12 @@ DEMO_MIN_ROWS = 500  # fewer leave too few targets and training rows for the dem
 def demo(out: Path, rows: int, seed: int, workers: int | None, dashboard: bool | str) -> None:
     """Attack a weakly and a strongly anonymized synthetic release, and a 5-anonymous one, on a local cluster and report."""
     from alc_dask.apps.demo import run_demo
-    from alc_dask.report import as_text
-    from alc_dask.report import summarize as summary_of
+    from alc_dask.report.verdict import read_verdict, verdict_lines
 
-    click.echo(f"Demo: a synthetic population of {rows} people, released weakly (10% swapped) and strongly (60% swapped) anonymized.")
+    click.echo(f"Demo: a synthetic population of {rows} people, released weakly (10% swapped), strongly (60% swapped) and 5-anonymous.")
     paths = run_demo(out, rows=rows, seed=seed, workers=workers, dashboard=dashboard)
     scores = scores_of(out / "results" / release for release in ("weak", "strong", "k5"))  # what the report holds
-    click.echo(as_text(summary_of(scores)))  # its verdict first
-    click.echo(f"Report: {paths['html'].resolve()}")
+    click.echo("\n".join(verdict_lines(read_verdict(paths["html"].parent), most=TOP_EVIDENCE)))
+    click.echo(f"Every evaluation: {paths['text'].resolve()}\nReport: {paths['html'].resolve()}")
     if (scores["status"] != "ok").any():
         sys.exit(EXIT_SCENARIOS_FAILED)

@@ -239,10 +239,15 @@ def _finite(value: float) -> float | None:
 
 
 def verdict_lines(verdict: Verdict, most: int = 5) -> list[str]:
-    """The verdict and its worst evidence, a line each, for a terminal."""
+    """The verdict (and, of several releases, each one's), then its worst evidence, a line each, for a terminal."""
     counts = {label.value: sum(e.label == label for e in verdict.evaluations) for label in reversed(SEVERITY)}
     shown_counts = [f"{n} {label_text(label)}" for label, n in counts.items() if n or label != Label.NOT_INFORMATIVE]
     lines = [f"VERDICT: {verdict.verdict.upper()} ({', '.join(shown_counts)}" + (f", {verdict.failed} failed)" if verdict.failed else ")")]
+    if len(verdict.releases) > 1:  # one verdict per release below the overall one
+        for release, name in verdict.releases.items():
+            labels = [e.label for e in verdict.evaluations if e.release == release]
+            counted = ", ".join(f"{labels.count(label.value)} {label_text(label.value)}" for label in reversed(SEVERITY) if labels.count(label.value))
+            lines.append(f"  release {release}: {name.upper()} ({counted})")
     for evaluation in verdict.evaluations[:most]:
         if evaluation.label not in ("pass", "not_informative"):
             where = f"{evaluation.release} " if evaluation.release else ""  # one id in several releases is several evaluations

@@ -164,7 +164,7 @@ def test_a_worker_killed_mid_run_loses_no_scenario(cluster, tmp_path, monkeypatc
 TIMINGS = ["elapsed_seconds", "seconds", "worker", "finished_at"]
 
 
-@pytest.mark.slow
+@pytest.mark.long  # minutes: workers killed, four workers on two cores
 def test_a_worker_killed_mid_run_of_a_release_kept_on_the_workers_loses_no_scenario(cluster, tmp_path, monkeypatch):
     """The release's parts held by the killed worker are read and encoded again (Dask's lineage): all 30
     scenarios done, with the scores of an undisturbed run. (Quicker, in the default run:

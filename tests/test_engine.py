@@ -88,7 +88,7 @@ def test_one_worker_gives_the_same_scores_as_two(two_worker_run, tmp_path):
     pd.testing.assert_frame_equal(single[columns], scores[columns])
 
 
-@pytest.mark.slow
+@pytest.mark.long  # minutes: workers killed, four workers on two cores
 def test_four_workers_give_the_same_scores(two_worker_run, tmp_path):
     _, scores = two_worker_run
     four = run_job(write_job(tmp_path, store_values=True), workers=4, progress=False)

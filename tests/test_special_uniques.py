@@ -148,9 +148,14 @@ def test_a_key_column_missing_from_the_release_is_named(people):
         SpecialUniques({"columns": ["sex", "region"], "max_size": 2}).check(release)
 
 
-def test_a_maximum_size_above_the_key_variables_is_named():
-    with pytest.raises(ValueError, match=r"max_size: 3 is larger than the 2 key variables \['sex', 'region'\]"):
-        SpecialUniques({"columns": ["sex", "region"]})
+def test_a_maximum_size_above_the_key_variables_is_named_after_an_unknown_column(people):
+    """An unknown key column was reported as "max_size: 3 is larger than the 2 key variables"."""
+    original, control, fresh = people
+    release = _release(original, fresh, control)
+    with pytest.raises(ScenarioError, match=r"max_size: 3 is larger than the 2 key variables \['sex', 'region'\]"):
+        SpecialUniques({"columns": ["sex", "region"]}).check(release)
+    with pytest.raises(ScenarioError, match=r"columns: \['nope'\] are not columns of the release"):
+        SpecialUniques({"columns": ["sex", "nope"]}).check(release)
 
 
 def test_continuous_and_repeated_key_variables_are_refused(people):

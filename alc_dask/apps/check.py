@@ -27,6 +27,7 @@ from alc_dask.data.errors import ReleaseError
 from alc_dask.data.io import read_table, table_format
 from alc_dask.data.parts import is_dataset, read_dataset
 from alc_dask.engine.progress import say
+from alc_dask.errors import OptionError
 
 Table = str | os.PathLike | pd.DataFrame
 
@@ -81,7 +82,7 @@ def read_inputs(original: Table, release: Table, control: Table | None = None, *
     tables = {"original": original, "release": release, "control": control}
     read = {role: _read(role, source, sep) for role, source in tables.items() if source is not None}
     names = {role: _name(role, source) for role, source in tables.items() if source is not None}
-    for role in ("original", "release"):
+    for role in read:
         if len(read[role]) < MIN_ROWS:
             raise ReleaseError(f"{names[role]}: {len(read[role])} rows are too few for any evaluation: the {role} table needs at least {MIN_ROWS}")
     expected = list(read["original"].columns)
@@ -107,6 +108,16 @@ def read_inputs(original: Table, release: Table, control: Table | None = None, *
     paths = {role: None if isinstance(source, pd.DataFrame) or staged else os.fspath(source) for role, source in tables.items() if source is not None}
     source = None if isinstance(release, pd.DataFrame) else os.fspath(release)
     return CheckInputs(read["original"], read["release"], read.get("control"), paths, declared, _typed(read, declared, names), source)
+
+
+def _index_is_not_data(role: str, table: pd.DataFrame) -> None:
+    """A named index (person ids, say) is refused rather than dropped unseen: it is not evaluated,
+    and the person should choose whether it is a column. An unnamed one (rows filtered) is dropped."""
+    names = [name for name in table.index.names if name is not None]
+    if names:
+        raise OptionError(
+            f"{role}: the DataFrame's index {names[0]!r} would not be evaluated; make it a column with .reset_index(), or leave it out with .reset_index(drop=True)"
+        )
 
 
 def _declared_kinds(kinds: dict[str, str], columns: list[str]) -> dict[str, str]:
@@ -157,7 +168,10 @@ def _name(role: str, source: Table) -> str:
 
 def _read(role: str, source: Table, sep: str | None) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
+        _index_is_not_data(role, source)
         return read_table(source, _name(role, source))
+    if not isinstance(source, str | os.PathLike):
+        raise OptionError(f"{role}: expected a path to a Parquet or CSV file (or a folder of parts) or a pandas DataFrame; got {type(source).__name__}")
     path = os.fspath(source)
     if "://" not in path and not Path(path).exists():
         raise ReleaseError(f"{path}: no such file or folder ({role} table)")

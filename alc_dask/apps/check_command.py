@@ -20,6 +20,7 @@ from alc_dask.cli_options import scheduler_option, workers_option
 from alc_dask.errors import OptionError
 
 TOP_EVIDENCE = 5
+DEFAULT_OUTPUT = Path("alc-out/check")
 
 
 @click.command()
@@ -29,7 +30,9 @@ TOP_EVIDENCE = 5
     "--control", type=click.Path(path_type=Path), help="Other people of the same population, never released (enables the WP29 families and membership)."
 )
 @click.option(
-    "--output", type=click.Path(path_type=Path), default=Path("alc-out/check"), show_default=True, help="Folder for results, verdict.json and the report."
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Folder for results, verdict.json and the report  [default: alc-out/check/RELEASE, after the release's file name].",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of every evaluation.")
 @click.option(
@@ -62,7 +65,7 @@ def check(
     original: Path,
     release: Path,
     control: Path | None,
-    output: Path,
+    output: Path | None,
     seed: int,
     secrets: tuple[str, ...],
     known: tuple[str, ...],
@@ -79,13 +82,14 @@ def check(
     on flagged; inconclusive exits 0 with a warning line (4 with --strict). With --worst-columns, a
     subset of known columns whose held-out measure is flagged exits 4 too."""
     from alc_dask.apps.battery import chosen_columns
-    from alc_dask.apps.check import read_inputs, run_check
+    from alc_dask.apps.check import read_inputs, release_label, run_check
     from alc_dask.report.verdict import verdict_lines
 
     inputs = read_inputs(original, release, control, kinds=parsed_types(types), sep=sep)
     columns = list(inputs.original.columns)
     named_secrets, named_known = (listed(values, columns) for values in (secrets, known))
     chosen_columns(inputs.original, inputs.release, named_secrets, named_known)
+    output = output or DEFAULT_OUTPUT / release_label(inputs)  # a folder per release: a second release checked is not "a changed job"
     run = run_check(inputs, output, seed=seed, secrets=named_secrets, known=named_known, scheduler=scheduler, workers=workers)
     verdict, path = run.verdict, (output / "verdict.json").resolve()
     click.echo("\n".join(verdict_lines(verdict, most=TOP_EVIDENCE)))

@@ -14,6 +14,7 @@ import pandas as pd
 
 from alc_dask.apps.battery import chosen_columns
 from alc_dask.apps.check import Table, read_inputs, run_check
+from alc_dask.errors import OptionError
 
 EVALUATION_COLUMNS = ("family", "id", "label", "headline", "value", "low", "high", "threshold", "evidence")
 
@@ -75,6 +76,15 @@ class Evaluation:
 def watched() -> bool:
     """Whether a person watches: stderr is a terminal, or the call runs in a Jupyter kernel."""
     return sys.stderr.isatty() or "ipykernel" in sys.modules
+
+
+def _checked_arguments(families, workers, seed) -> None:
+    """``OptionError`` naming the parameter, before anything is read."""
+    if families is not None and (isinstance(families, str) or not list(families)):
+        raise OptionError(f"families: name at least one family in a list (e.g. ['alc']), or leave it out for every family; got {families!r}")
+    for name, value, least in (("workers", workers, 1), ("seed", seed, 0)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+            raise OptionError(f"{name}: must be a whole number of at least {least}; got {value!r}")
 
 
 def evaluate(
@@ -155,6 +165,7 @@ def evaluate(
     >>> result.report.name
     'report.html'
     """
+    _checked_arguments(families, workers, seed)
     inputs = read_inputs(original, release, control, kinds=types, sep=sep)
     chosen_columns(inputs.original, inputs.release, secrets, known)
     folder = Path(output) if output is not None else Path(tempfile.mkdtemp(prefix="alc-dask-evaluate-"))

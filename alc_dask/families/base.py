@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
 
+from alc_dask.strict_numbers import NoBooleanNumbers
+
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
@@ -101,7 +103,7 @@ def exposed_records(records, evidence: str) -> pd.DataFrame:
     return pd.DataFrame({"record": unique, "evidence": pd.Series([evidence] * unique.size, dtype=object)})
 
 
-class FamilyParams(BaseModel):
+class FamilyParams(NoBooleanNumbers):
     """Base of every family's parameters: unknown keys are errors, values are frozen.
 
     A pydantic model: a job file's entry is validated by it, and its fields are the entry's keys.

@@ -20,6 +20,7 @@ from alc_dask.data.parts import DEFAULT_BROADCAST_LIMIT, ROWS_PER_PART
 from alc_dask.errors import InternalError
 from alc_dask.families import DEFAULT_FAMILY, family_names, get_family
 from alc_dask.families.planning import Generator
+from alc_dask.strict_numbers import NoBooleanNumbers
 
 SAFE_NAME = r"^[A-Za-z0-9_.-]+$"
 
@@ -40,7 +41,7 @@ def safe_label(stem: str) -> str:
     return label or "release"
 
 
-class Strict(BaseModel):
+class Strict(NoBooleanNumbers):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

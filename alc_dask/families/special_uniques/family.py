@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field
 
 from alc_dask.data import ScenarioError
 from alc_dask.data.schema import ColumnKind
@@ -61,12 +61,6 @@ class SpecialUniquesParams(FamilyParams):
     """Records of highest risk listed (their rows, never their values)."""
     table: Annotated[int, Field(ge=0)] = 0
     confidence_level: Annotated[float, Field(gt=0, lt=1)] = 0.95
-
-    @model_validator(mode="after")
-    def _size_within_columns(self):
-        if self.columns is not None:
-            _check_size(self.columns, self.max_size)
-        return self
 
 
 def _check_size(columns: tuple[str, ...], max_size: int) -> None:

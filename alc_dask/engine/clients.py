@@ -18,6 +18,7 @@ from distributed.comm import connect as open_comm
 from distributed.security import Security
 
 from alc_dask.engine.cluster import CONNECT_TIMEOUT, WORKERS_TIMEOUT, EngineError, scheduler_address
+from alc_dask.engine.progress import say
 
 WORKER_ENVIRONMENT = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 """Workers keep glibc's own malloc thresholds: distributed's nanny sets ``MALLOC_TRIM_THRESHOLD_``
@@ -30,20 +31,41 @@ one process (docs/concepts/disclosure-at-scale.md). None removes the variable fr
 @contextmanager
 def local_client(workers: int, dashboard: str | None) -> Iterator[Client]:
     """A client of a new cluster of ``workers`` single-threaded worker processes on this machine, its dashboard at ``dashboard`` (None: none)."""
-    with main_module_not_reimported(), dask.config.set(WORKER_ENVIRONMENT):  # read by each nanny as it is made; a nanny restarting its worker keeps it
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=dashboard,
-            # Without a dashboard the scheduler still serves HTTP (health, metrics), by default on 8787:
-            # a random local port never collides with another cluster's dashboard.
-            scheduler_kwargs={} if dashboard else {"dashboard_address": "127.0.0.1:0"},
-            silence_logs=logging.ERROR,
-        )
-    with cluster, Client(cluster, set_as_default=False) as client:
-        client.register_plugin(IgnoreInterrupts())
-        yield client
+    with main_module_not_reimported():
+        cluster = _started_local_cluster(workers, dashboard)
+        with cluster, Client(cluster, set_as_default=False) as client:
+            client.register_plugin(IgnoreInterrupts())
+            yield client
+
+
+START_ATTEMPTS = 3
+"""Starts of the local cluster tried before giving up: on a machine busy with other work (a load of
+17 on 2 cores) a worker process can miss distributed's start timeout once and start the next time."""
+
+
+def _started_local_cluster(workers: int, dashboard: str | None) -> LocalCluster:
+    """A new local cluster, its start retried (``START_ATTEMPTS``) with a line saying so; one that
+    cannot start is an ``EngineError`` (exit 5) naming why, never an internal error."""
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            with dask.config.set(WORKER_ENVIRONMENT):  # read by each nanny as it is made; a nanny restarting its worker keeps it
+                return LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=dashboard,
+                    # Without a dashboard the scheduler still serves HTTP (health, metrics), by default on 8787:
+                    # a random local port never collides with another cluster's dashboard.
+                    scheduler_kwargs={} if dashboard else {"dashboard_address": "127.0.0.1:0"},
+                    silence_logs=logging.ERROR,
+                )
+        except (TimeoutError, RuntimeError, OSError) as error:
+            reason = f"{type(error).__name__}: {error}".rstrip(": ")
+            if attempt == START_ATTEMPTS:
+                raise EngineError(
+                    f"the local Dask cluster of {workers} worker(s) did not start in {START_ATTEMPTS} attempts ({reason}); is the machine short of memory or processes?"
+                ) from None
+            say(f"the local Dask cluster was slow to start ({reason}; a busy machine?): trying again ({attempt + 1} of {START_ATTEMPTS})")
 
 
 @contextmanager

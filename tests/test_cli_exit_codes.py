@@ -110,10 +110,9 @@ def test_failed_scenarios_of_paper_run_are_3(monkeypatch, tmp_path):
 
 
 def test_failed_scenarios_of_the_demo_are_3(monkeypatch, tmp_path):
-    monkeypatch.setattr("alc_dask.apps.demo.run_demo", lambda *args, **kwargs: {"html": tmp_path / "report.html"})
+    monkeypatch.setattr("alc_dask.apps.demo.run_demo", lambda *args, **kwargs: {"html": tmp_path / "report.html", "text": tmp_path / "summary.txt"})
     monkeypatch.setattr("alc_dask.results.read_scores", lambda folder: scores("ok", "failed"))
-    monkeypatch.setattr("alc_dask.report.summarize", lambda frame: frame)
-    monkeypatch.setattr("alc_dask.report.as_text", lambda summary: "summary")
+    monkeypatch.setattr("alc_dask.report.verdict.read_verdict", lambda folder: Verdict(verdict="pass", evaluations=[], thresholds={}))
     result = invoke("demo", "--out", tmp_path)
     assert result.exit_code == EXIT_SCENARIOS_FAILED, result.output
 

@@ -118,3 +118,16 @@ def test_every_marker_runs_in_a_step_of_make_test():
     markers = [line.split(":")[0] for line in tomllib.loads((root / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]]
     steps = (root / "Makefile").read_text()
     assert sorted(markers) == ["long", "timing"] and '-m "long or timing"' in steps
+
+
+def test_the_advice_of_a_busy_folder_names_options_check_has():
+    """Two checks into one folder advised "(--wait) … (--out)", options check lacked."""
+    import inspect
+    import re
+
+    from alc_dask.apps.check_command import check as check_command
+    from alc_dask.results import lease
+
+    advice = re.findall(r"\(--([a-z-]+)\)", inspect.getsource(lease.FolderLease.acquire))
+    options = {name.lstrip("-") for parameter in check_command.params for name in parameter.opts}
+    assert advice == ["wait", "out"] and set(advice) <= options

@@ -207,11 +207,13 @@ def run_check(
     secrets: list[str] | None = None,
     known: list[str] | None = None,
     scheduler: str | None = None,
+    wait: bool = False,
 ) -> CheckRun:
     """Run the battery on ``inputs`` into ``output``, on a local cluster or the one at ``scheduler``:
     its results and ``verdict.json`` at the root (as ``run`` writes them, with what the release keeps
     of the original beside: ``alc_dask.utility.fidelity``), the report in ``report/``.
-    ``secrets`` and ``known`` replace the battery's own choice of secrets and quasi-identifiers."""
+    ``secrets`` and ``known`` replace the battery's own choice of secrets and quasi-identifiers;
+    ``wait``: if another run is writing ``output``, wait for it to end (else ``FolderBusy``)."""
     from alc_dask.engine import connect, run_job
     from alc_dask.jobs import validate_job
     from alc_dask.report import summarize, write_report
@@ -227,7 +229,7 @@ def run_check(
         job = battery_job(paths["original"], paths["release"], paths["control"], str(output.resolve()), entries, seed, inputs.kinds, release_label(inputs))
         spec = validate_job(job, "the check's battery")
         with connect(scheduler, workers) as client:
-            scores = run_job(spec, client=client, progress=progress)
+            scores = run_job(spec, client=client, progress=progress, wait=wait)
             kept = fidelity(typed["original"], typed["release"], client, seed)
     seconds = time.perf_counter() - started
     exposure = exposure_of_results(output)

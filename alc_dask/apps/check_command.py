@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from alc_dask.cli_exit_codes import EXIT_RELEASE_FLAGGED
-from alc_dask.cli_options import scheduler_option, workers_option
+from alc_dask.cli_options import WAIT_OPTION, scheduler_option, workers_option
 from alc_dask.errors import OptionError
 
 TOP_EVIDENCE = 5
@@ -30,7 +30,9 @@ DEFAULT_OUTPUT = Path("alc-out/check")
     "--control", type=click.Path(path_type=Path), help="Other people of the same population, never released (enables the WP29 families and membership)."
 )
 @click.option(
+    "--out",
     "--output",
+    "output",
     type=click.Path(path_type=Path),
     help="Folder for results, verdict.json and the report  [default: alc-out/check/RELEASE, after the release's file name].",
 )
@@ -54,6 +56,7 @@ DEFAULT_OUTPUT = Path("alc-out/check")
 @click.option("--sep", help="The CSV files' separator; default: the one their header holds (comma, semicolon, tab or bar).")
 @scheduler_option()
 @workers_option()
+@WAIT_OPTION
 @click.option("--strict", is_flag=True, help="Exit 4 on an inconclusive verdict too.")
 @click.option(
     "--worst-columns",
@@ -73,6 +76,7 @@ def check(
     sep: str | None,
     scheduler: str | None,
     workers: int | None,
+    wait: bool,
     strict: bool,
     worst_columns: bool,
 ) -> None:
@@ -90,7 +94,7 @@ def check(
     named_secrets, named_known = (listed(values, columns) for values in (secrets, known))
     chosen_columns(inputs.original, inputs.release, named_secrets, named_known)
     output = output or DEFAULT_OUTPUT / release_label(inputs)  # a folder per release: a second release checked is not "a changed job"
-    run = run_check(inputs, output, seed=seed, secrets=named_secrets, known=named_known, scheduler=scheduler, workers=workers)
+    run = run_check(inputs, output, seed=seed, secrets=named_secrets, known=named_known, scheduler=scheduler, workers=workers, wait=wait)
     verdict, path = run.verdict, (output / "verdict.json").resolve()
     click.echo("\n".join(verdict_lines(verdict, most=TOP_EVIDENCE)))
     for line in input_notes(inputs):

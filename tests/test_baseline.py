@@ -225,3 +225,18 @@ def test_selection_chooses_among_the_reference_zoo_at_the_size_the_model_is_fitt
     settings = BaselineSettings()
     assert {"hist_gradient_boosting", "logistic_regression", "random_forest", "extra_trees"} <= set(settings.candidates)
     assert settings.selection_train_rows == settings.training_rows
+
+
+def test_features_of_1e300_stay_within_float32_in_their_order():
+    """Values of 1e300 overflowed scikit-learn's float32 features to infinity, a RuntimeWarning each."""
+    people = make_population(300, 0)
+    people["income"] = people["income"] * 1e296
+    release = Release.load(people, [people])
+    layout = FeatureLayout.of(release, ["income", "sex"])
+    matrix = layout.matrix(release.original)
+    as_float32 = matrix.astype(np.float32)
+    assert np.isfinite(as_float32).all()
+    order = np.argsort(people["income"].to_numpy(), kind="stable")
+    assert (np.diff(matrix[order, 0]) >= 0).all()
+    plain = FeatureLayout.of(Release.load(make_population(300, 0), [make_population(300, 1)]), ["income"])
+    assert (plain.scales == 1).all()

@@ -24,7 +24,7 @@ import pandas as pd
 
 from alc_dask.apps.battery import battery_entries, battery_job
 from alc_dask.data.errors import ReleaseError
-from alc_dask.data.io import read_table, table_format
+from alc_dask.data.io import CSV_SEPARATORS, read_table, table_format
 from alc_dask.data.parts import is_dataset, read_dataset
 from alc_dask.engine.progress import say
 from alc_dask.errors import OptionError
@@ -179,10 +179,21 @@ def _read(role: str, source: Table, sep: str | None) -> pd.DataFrame:
         return read_table(read_dataset(path, path), path)
     if sep is not None and table_format(path) == "csv":
         try:
-            return read_table(pd.read_csv(path, dtype=str, sep=sep), path)
+            table = read_table(pd.read_csv(path, dtype=str, sep=sep), path)
         except (ValueError, OSError) as error:
             raise ReleaseError(f"{path}: cannot read as csv split by {sep!r} ({type(error).__name__}: {error})") from None
-    return read_table(source, path)
+    else:
+        table = read_table(source, path)
+    _not_one_column_of_many(table, path)
+    return table
+
+
+def _not_one_column_of_many(table: pd.DataFrame, path: str) -> None:
+    """A table of one column whose name holds a separator was split by the wrong one: every
+    evaluation of it would attack nothing and the check would pass for want of columns."""
+    (name, *others) = table.columns
+    if not others and (held := [sep for sep in CSV_SEPARATORS if sep in name]):
+        raise ReleaseError(f"{path}: the table is read as one column {name[:60]!r}: is its separator {held[0]!r}? (--sep, or sep= from Python)")
 
 
 @dataclass

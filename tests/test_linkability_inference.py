@@ -117,3 +117,34 @@ def test_bad_parameters_name_the_field_and_value(people):
         Inference(aux_cols=["shoe_size"], secret="income").check(release)
     with pytest.raises(ScenarioError, match="table: 3 is not an anonymized table"):
         Inference(aux_cols=AUX, secret="income", table=3).check(release)
+
+
+def test_a_secret_people_not_in_the_release_are_inferred_on_anyway_cannot_block_a_pass():
+    """Adult's education-num (one-to-one with education) is inferred for 91.7% of people not in a
+    bootstrap of other people: the risk 0.02 [0, 0.15] held that release inconclusive, though no
+    outcome of these counts could clear it. Not informative, unless flagged."""
+    from alc_dask.measure import AttackCounts
+
+    def stored(success, control, n=5000):
+        counts = AttackCounts(n, success, n, 0, n, control)
+        return pd.Series(
+            {
+                **counts.measures(),
+                "n_attacks": n,
+                "n_success": success,
+                "n_baseline_attacks": n,
+                "n_baseline_success": 0,
+                "n_control_attacks": n,
+                "n_control_success": float(control),
+                "confidence_level": 0.95,
+                "warning": None,
+                "secret": "education-num",
+                "scenario_id": "i",
+                "params": "{}",
+            }
+        )
+
+    anyway = judged(Inference, stored(4596, 4585), Inference.threshold.value)
+    assert anyway.label == "not_informative" and "the attack succeeds on 91.7% of people not in the release" in anyway.evidence
+    assert judged(Inference, stored(5000, 4585), Inference.threshold.value).label == "flagged"  # a copy's excess still flags
+    assert judged(Inference, stored(2510, 2500), Inference.threshold.value).label == "pass"  # room to clear it: cleared

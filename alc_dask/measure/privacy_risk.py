@@ -214,6 +214,22 @@ class AttackCounts:
             "beats_baseline": bool(self.n_attacks) and main.value > baseline.value,
         }
 
+    def highest_without_excess(self, confidence_level: float = 0.95) -> float:
+        """The upper end of the risk's interval had the main attack done exactly as well as on the
+        control (its successes at the control's rate): what these counts could show at best of a
+        release that teaches nothing. At or past a threshold, no outcome clears the release.
+
+        >>> from alc_dask.measure import AttackCounts
+        >>> round(AttackCounts(5000, 4600, 5000, 0, 5000, 4585).highest_without_excess(), 2)
+        0.13
+        >>> round(AttackCounts(5000, 2500, 5000, 0, 5000, 2500).highest_without_excess(), 3)
+        0.039
+        """
+        if not self.n_control_attacks:
+            return float("nan")
+        null = round(self.n_attacks * self.n_control_success / self.n_control_attacks)
+        return replace(self, n_success=null).measures(confidence_level)["privacy_risk_high"]
+
     def smallest_flagged(self, threshold: float, confidence_level: float = 0.95) -> float | None:
         """The smallest privacy risk these attacks could have flagged: the risk at the fewest
         successes whose interval's lower end reaches ``threshold``, the other counts as they are.

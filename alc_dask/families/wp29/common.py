@@ -46,6 +46,10 @@ WP29_FIELDS = (
 )
 
 NOT_MEANINGFUL = "the attack does not beat the random baseline: the risk is not meaningful"
+LITTLE_ROOM = 0.8
+"""A control success from which the risk's error is at least five times the rates' (it divides by
+what the control left to gain): there, a release no attack learns from may be unable to pass at
+any number of attacks the tables allow, and such an evaluation is not informative unless flagged."""
 CONTROL_ALWAYS_SUCCEEDS = "the attack succeeds on every control record: no residual risk can be measured"
 
 BATTERY_ATTACKS = 5000
@@ -94,13 +98,24 @@ class Wp29Family(EvaluationFamily):
         members it wins on anyone, and no residual risk can be measured. Or the attacks were too
         few for any outcome to flag the release (``AttackCounts.smallest_flagged``): two predicates
         both singling someone out still leave the risk's interval reaching 0, so the evaluation can
-        neither flag nor clear the release and only blocks a verdict it has no say in."""
+        neither flag nor clear the release and only blocks a verdict it has no say in. Or, not
+        flagged, the control left too little to gain for any outcome to clear the release
+        (``AttackCounts.highest_without_excess``): a secret 92% of people not in the release are
+        inferred right on divides the rates' error by 0.08, and a release of other people stayed
+        inconclusive; a flag still stands."""
         attacks, successes = row.get("n_control_attacks"), row.get("n_control_success")
         if attacks and successes is not None and successes >= attacks:
             return cls.control_always_right
-        if _counts(row).smallest_flagged(cls.threshold.value, _confidence(row)) is None:
+        counts, threshold = _counts(row), cls.threshold.value
+        if counts.smallest_flagged(threshold, _confidence(row)) is None:
             made = int(row.get("n_attacks") or 0)
-            return f"{cls.too_few_attacks(made)}: even if every one succeeded, the risk's interval could not reach {cls.threshold.value}"
+            return f"{cls.too_few_attacks(made)}: even if every one succeeded, the risk's interval could not reach {threshold}"
+        little_room = float(row.get("control_rate") or 0.0) >= LITTLE_ROOM
+        if little_room and cls.headline_interval(row).low < threshold and (reach := counts.highest_without_excess(_confidence(row))) >= threshold:
+            return (
+                f"the attack succeeds on {float(row['control_rate']):.1%} of people not in the release: even one doing no better on the release's people "
+                f"would leave the risk's interval reaching {reach:.2f}, past {threshold}, so these tables cannot clear the release of it"
+            )
         return None
 
     @classmethod

@@ -100,3 +100,17 @@ def test_the_separation_rule_is_corrected_for_the_choice(truth):
     row = Membership(attack="closest_distance", skew="1:100").evaluate(truth.release("noisy_20"), seed=0).measures
     assert Membership.breaches(row) is not None
     assert Membership.breaches(row, 1000) is None  # as the worst of 1 000 attacks, an AUC of 0.645 on 1 200 people is luck enough
+
+
+def test_an_auc_whose_interval_straddles_the_separation_cannot_pass(truth):
+    """A 5% noisy copy of child checked without a control table passed with an AUC of 0.611
+    [0.597, 0.626]: the precision at the skew passed, and the AUC rule only flagged."""
+    row = Membership(attack="closest_distance", skew="1:100").evaluate(truth.release("noisy_20"), seed=0).measures
+    assert Membership.judge(row, Membership.threshold.value)[0].value == "flagged"
+    straddling = {**row, "auc": 0.611, "auc_low": 0.597, "auc_high": 0.626}
+    label, evidence = Membership.judge(straddling, Membership.threshold.value)
+    assert label.value == "inconclusive" and evidence.endswith(
+        "AUC 0.611 [0.597, 0.626] reaches 0.6, where scores tell members apart: these tables cannot rule it out"
+    )
+    below = {**row, "auc": 0.58, "auc_low": 0.566, "auc_high": 0.595}
+    assert Membership.judge(below, Membership.threshold.value)[0].value == "pass"

@@ -231,6 +231,19 @@ class Membership(EvaluationFamily):
         return separating_auc(row, among)
 
     @classmethod
+    def judge(cls, row, threshold, among: int = 1):
+        """As every family's, except that a pass whose AUC's interval straddles ``SEPARATING_AUC`` is
+        inconclusive: the verdict's rule, an interval against its threshold, applied to the AUC too
+        (a 5% noisy copy of a table of categories, checked without a control table, passed with an
+        AUC of 0.611 [0.597, 0.626])."""
+        from alc_dask.measure.verdict import Label
+
+        label, replaced = super().judge(row, threshold, among)
+        if label is Label.PASS and (clause := unsettled_auc(row, among)) is not None:
+            return Label.INCONCLUSIVE, f"{cls.evidence(row)}; {clause}"
+        return label, replaced
+
+    @classmethod
     def exposed(cls, predictions, row):
         """The members scored at or above the cut of the attacker's best precision: the highest
         score keeping as many members as its recall says."""
@@ -335,14 +348,28 @@ class Membership(EvaluationFamily):
         return tuple(self.params.columns) if self.params.columns else tuple(release.anonymized[self.params.table].columns)
 
 
+def auc_interval(row, among: int = 1) -> tuple[float, float]:
+    """The AUC's interval at confidence ``1 − α/among`` (NaN when not measured)."""
+    if among > 1:
+        roc = Roc.from_counts(row["roc_false_positives"], row["roc_true_positives"], row["n_members"], row["n_non_members"])
+        return roc.auc_interval(1.0 - (1.0 - float(row["confidence_level"])) / among)
+    low, high = (float(row.get(end, float("nan"))) for end in ("auc_low", "auc_high"))
+    return low, high
+
+
+def unsettled_auc(row, among: int = 1) -> str | None:
+    """The clause of an AUC whose interval straddles ``SEPARATING_AUC``, else None: such scores may
+    separate members from other people as plainly as a flag needs, so the release cannot pass on them."""
+    low, high = auc_interval(row, among)
+    if not (low < SEPARATING_AUC <= high):
+        return None
+    return f"the attack's AUC {float(row['auc']):.3f} [{low:.3f}, {high:.3f}] reaches {SEPARATING_AUC}, where scores tell members apart: these tables cannot rule it out"
+
+
 def separating_auc(row, among: int = 1) -> str | None:
     """The evidence of scores separating members from other people (the AUC's interval at
     confidence ``1 − α/among`` wholly at or above ``SEPARATING_AUC``), else None."""
-    if among > 1:
-        roc = Roc.from_counts(row["roc_false_positives"], row["roc_true_positives"], row["n_members"], row["n_non_members"])
-        low, high = roc.auc_interval(1.0 - (1.0 - float(row["confidence_level"])) / among)
-    else:
-        low, high = (float(row.get(end, float("nan"))) for end in ("auc_low", "auc_high"))
+    low, high = auc_interval(row, among)
     if not low >= SEPARATING_AUC:  # NaN: not measured
         return None
     return (

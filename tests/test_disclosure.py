@@ -215,3 +215,36 @@ def test_key_sets_in_one_pass_are_the_same_on_one_and_four_partitions_and_one_an
             client.wait_for_workers(2, timeout=60)
             two = as_tuples(measured(partition(release, 100, client)))
     assert one == whole and two == whole
+
+
+def test_a_target_the_keys_disclose_for_most_non_members_cannot_block_a_pass():
+    """education-num, which education determines, is disclosed for 94% of non-members: the risk's
+    interval held bootstraps of other people inconclusive though no outcome could clear them."""
+    from alc_dask.families.disclosure.family import Disclosure
+    from alc_dask.measure.disclosure import excess_risk
+    from alc_dask.report.verdict import judged
+
+    def stored(hits, control_hits, n=5000):
+        risk = excess_risk(n, hits, n, control_hits)
+        return pd.Series(
+            {
+                "disclosure_risk": risk.value,
+                "disclosure_risk_low": risk.low,
+                "disclosure_risk_high": risk.high,
+                "n_original": n,
+                "n_hits": hits,
+                "n_control": n,
+                "n_control_hits": control_hits,
+                "control_share": control_hits / n,
+                "disco": hits / n,
+                "target": "education-num",
+                "keys": '["education"]',
+                "params": '{"confidence_level": 0.95}',
+                "scenario_id": "d",
+            }
+        )
+
+    anyway = judged(Disclosure, stored(4705, 4685), Disclosure.threshold.value)
+    assert anyway.label == "not_informative" and anyway.evidence.startswith("the release discloses education-num of 93.7% of non-members too")
+    assert judged(Disclosure, stored(5000, 4685), Disclosure.threshold.value).label == "flagged"
+    assert judged(Disclosure, stored(1500, 1480), Disclosure.threshold.value).label == "pass"

@@ -155,6 +155,13 @@ def bounded(rate: SuccessRate) -> PrivacyRisk:
     return PrivacyRisk(clip(rate.value), clip(rate.value - rate.error), clip(rate.value + rate.error))
 
 
+LITTLE_ROOM = 0.8
+"""A control success from which the risk's error is at least five times the rates' (it divides by
+what the control left to gain): there, a release no attack learns from may be unable to pass at
+any number of attacks the tables allow, and such an evaluation is not informative unless flagged
+(``AttackCounts.highest_without_excess``)."""
+
+
 @dataclass(frozen=True)
 class AttackCounts:
     """Attacks made and won by the main, baseline and control attacks of one evaluation.

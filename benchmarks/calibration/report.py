@@ -2,6 +2,8 @@
 (the verdicts per release kind with and without control, the two goals met or not with their
 figures, what the evaluations that did not pass said on the non-leaking releases, every run) and
 draws ``calibration.png`` (per release and control mode, the shares flagged, inconclusive and pass).
+Each run's verdict is judged again from the scores its check kept, by the verdict of the code at
+hand (``--as-stored``: the verdicts the runs stored).
 
     .venv/bin/python benchmarks/calibration/report.py [--work DIR] [--figure PATH]
 """
@@ -28,6 +30,38 @@ def read_results(path: Path) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     frame["release"] = pd.Categorical(frame["release"], categories=[name for name in KINDS if name in set(frame["release"])], ordered=True)
     return frame.sort_values(["release", "table", "seed", "with_control"], ascending=[True, True, True, False]).reset_index(drop=True)
+
+
+def rejudged(frame: pd.DataFrame, work: Path) -> pd.DataFrame:
+    """Each run's verdict judged again from the scores its check kept (``work/checks/...``) by the
+    verdict of the code at hand: a change to the verdict's rules is measured without attacking
+    again. A run whose folder is gone keeps the verdict it stored."""
+    from run import EVIDENCE_CHARS
+
+    from alc_dask.report.verdict import verdict_of
+    from alc_dask.results import read_scores
+
+    frame = frame.copy()
+    for index, row in frame.iterrows():
+        folder = work / "checks" / row["table"] / f"seed{row['seed']}" / row["release"] / ("control" if row["with_control"] else "no_control")
+        if row["verdict"] == "error" or not (folder / "scores").exists():
+            continue
+        verdict = verdict_of(read_scores(folder))
+        frame.at[index, "verdict"] = verdict.verdict
+        frame.at[index, "non_pass"] = [
+            {
+                "family": e.family,
+                "label": e.label,
+                "value": e.headline.value,
+                "low": e.headline.low,
+                "high": e.headline.high,
+                "threshold": e.headline.threshold,
+                "evidence": e.evidence[:EVIDENCE_CHARS],
+            }
+            for e in verdict.evaluations
+            if e.label != "pass"
+        ]
+    return frame
 
 
 def control_label(with_control: bool) -> str:
@@ -141,12 +175,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=HERE / "work", help="the folder holding results.jsonl")
     parser.add_argument("--figure", type=Path, default=HERE / "calibration.png")
+    parser.add_argument("--as-stored", action="store_true", help="the verdicts the runs stored, not judged again from their scores")
     args = parser.parse_args(argv)
     results = args.work / "results.jsonl"
     if not results.exists():
         print(f"{results} does not exist: run benchmarks/calibration/run.py first.")
         return 0
     frame = read_results(results)
+    if not args.as_stored:
+        frame = rejudged(frame, args.work)
     table = shares(frame)
     print("## Verdicts per release kind\n\n" + summary_markdown(table) + "\n")
     print("## Goals\n\n" + goals_markdown(frame) + "\n")

@@ -23,8 +23,10 @@ from alc_dask.data.schema import ColumnKind
 from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, exposed_records, field_error
 from alc_dask.families.disclosure.fields import DISCLOSURE_FIELDS
 from alc_dask.families.disclosure.generators import KeySets
+from alc_dask.measure import AttackCounts
 from alc_dask.measure._checks import SettingError
 from alc_dask.measure.disclosure import excess_risk
+from alc_dask.measure.privacy_risk import LITTLE_ROOM
 from alc_dask.measure.verdict import REIDENTIFICATION
 
 NO_CONTROL = "the release has no control table: the risk is the share itself, not compared with what a non-member would give away"
@@ -90,6 +92,23 @@ class Disclosure(EvaluationFamily):
     @classmethod
     def headline_interval(cls, row):
         return HeadlineInterval(float(row["disclosure_risk"]), float(row["disclosure_risk_low"]), float(row["disclosure_risk_high"]), float(row["n_original"]))
+
+    @classmethod
+    def not_informative(cls, row) -> str | None:
+        """Not flagged, with a control share of ``LITTLE_ROOM`` or more that leaves no outcome able
+        to clear the release (as Anonymeter's risks: ``AttackCounts.highest_without_excess``): a
+        secret the keys disclose for 94% of non-members held bootstraps of other people inconclusive."""
+        control_share, n_control = row.get("control_share"), row.get("n_control")
+        if control_share is None or not control_share >= LITTLE_ROOM or not n_control or cls.headline_interval(row).low >= cls.threshold.value:
+            return None
+        counts = AttackCounts(int(row["n_original"]), int(row["n_hits"]), 0, 0, int(n_control), float(row["n_control_hits"]))
+        reach = counts.highest_without_excess(float(json.loads(row.get("params") or "{}").get("confidence_level", 0.95)))
+        if reach < cls.threshold.value:
+            return None
+        return (
+            f"the release discloses {row['target'] or 'the records'} of {float(control_share):.1%} of non-members too: even disclosing no more of its own "
+            f"records would leave the risk's interval reaching {reach:.2f}, past {cls.threshold.value}, so these tables cannot clear the release of it"
+        )
 
     @classmethod
     def evidence(cls, row) -> str:

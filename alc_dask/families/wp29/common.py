@@ -21,6 +21,7 @@ from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.data.partitioned import whole
 from alc_dask.families.base import EvaluationFamily, FamilyParams, HeadlineInterval, column, exposed_records
 from alc_dask.measure import AttackCounts, risk_label
+from alc_dask.measure.privacy_risk import LITTLE_ROOM
 from alc_dask.measure.verdict import REIDENTIFICATION
 
 WP29_FIELDS = (
@@ -46,10 +47,7 @@ WP29_FIELDS = (
 )
 
 NOT_MEANINGFUL = "the attack does not beat the random baseline: the risk is not meaningful"
-LITTLE_ROOM = 0.8
-"""A control success from which the risk's error is at least five times the rates' (it divides by
-what the control left to gain): there, a release no attack learns from may be unable to pass at
-any number of attacks the tables allow, and such an evaluation is not informative unless flagged."""
+
 CONTROL_ALWAYS_SUCCEEDS = "the attack succeeds on every control record: no residual risk can be measured"
 
 BATTERY_ATTACKS = 5000

@@ -264,3 +264,12 @@ def test_the_exposure_of_several_releases_names_each_records_release():
     shown = most_exposed(frame)
     assert shown.columns[0] == "release" and shown[["release", "record"]].values.tolist() == [["weak", 3], ["weak", 5], ["strong", 3]]
     assert "counted in each of 2 releases" in explanation(frame, shown)
+
+
+def test_a_report_of_several_releases_gives_each_its_verdict(copy_scores):
+    """The demo's three releases had one verdict though the k-anonymous one passes everything."""
+    twice = pd.concat([copy_scores, copy_scores.assign(release="again")], ignore_index=True)
+    page = as_html(summarize(twice))
+    banner = page[page.index("<section id='verdict'>") : page.index("</section>", page.index("<section id='verdict'>"))]
+    assert "<ul class='releases'>" in banner and banner.count("<li><span class='label") == 2 and "again</li>" in banner
+    assert "<ul class='releases'>" not in as_html(summarize(copy_scores))

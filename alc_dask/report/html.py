@@ -81,9 +81,13 @@ def _verdict(summary: Summary) -> str:
     verdict = summary.verdict
     counts = [f"{n} {label_text(label)}" for label in VERDICT_LABELS if (n := sum(e.label == label for e in verdict.evaluations)) or label != "not_informative"]
     failed = f" · {verdict.failed} failed (a failure makes a passing verdict inconclusive)" if verdict.failed else ""
+    releases = ""
+    if len(verdict.releases) > 1:  # each release's own verdict under the overall one
+        items = "".join(f"<li><span class='label {name}'>{html.escape(name)}</span> {html.escape(release)}</li>" for release, name in verdict.releases.items())
+        releases = f"<p>Each release: </p><ul class='releases'>{items}</ul>"
     return (
         f"<div class='verdict {verdict.verdict}'><p class='word'>{verdict.verdict}</p>"
-        f"<p class='counts'>{' · '.join(counts)}{failed}, of {len(verdict.evaluations)} evaluations</p><p>{html.escape(RULE)}</p></div>"
+        f"<p class='counts'>{' · '.join(counts)}{failed}, of {len(verdict.evaluations)} evaluations</p>{releases}<p>{html.escape(RULE)}</p></div>"
     )
 
 

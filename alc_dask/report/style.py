@@ -19,7 +19,7 @@ LABEL_COLOURS = {
 
 _LABELS = "".join(f".label.{name},.verdict.{name}{{background:{bg};color:{fg}}}" for name, (bg, fg) in LABEL_COLOURS.items())
 
-_WIDE = ".scroll{overflow-x:auto;max-width:100%}table.wide th{vertical-align:bottom;min-width:5em}"
+_WIDE = ".scroll{overflow-x:auto;max-width:100%}table.wide th{vertical-align:bottom;min-width:5em}ul.releases{list-style:none;padding:0;margin:.2em 0}ul.releases li{display:inline-block;margin-right:1.2em}"
 """A table of many columns (``html_table.WIDE``) scrolls in its own box; its headers read across."""
 
 CSS = (

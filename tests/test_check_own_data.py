@@ -11,6 +11,7 @@ from click.testing import CliRunner
 import alc_dask
 from alc_dask.apps import check
 from alc_dask.apps.battery import battery_entries
+from alc_dask.apps.staging import staging_folder
 from alc_dask.apps.synthetic import make_demo_release, make_population
 from alc_dask.cli import main
 from alc_dask.cli_exit_codes import EXIT_BAD_INPUT
@@ -147,7 +148,7 @@ def test_evaluate_on_a_running_cluster_with_chosen_columns_leaves_no_table_on_di
     alc_dask.evaluate(tables["original"], tables["weak"], families=["alc"], secrets=["married"], known=["sex"], output=local, workers=1, progress=False)
     written = [p.relative_to(local) for p in local.rglob("*.parquet") if p.name in ("original.parquet", "release.parquet")]
     assert written == [] and not (local / "data").exists()
-    assert not check.staging_folder(local).exists()
+    assert not staging_folder(local).exists()
 
 
 def test_a_folder_of_parquet_parts_is_a_table(tables, tmp_path):

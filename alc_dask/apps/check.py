@@ -9,14 +9,9 @@ column or the count.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
-import shutil
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +21,6 @@ from alc_dask.apps.battery import battery_entries, battery_job
 from alc_dask.data.errors import ReleaseError
 from alc_dask.data.io import CSV_SEPARATORS, read_table, table_format
 from alc_dask.data.parts import is_dataset, read_dataset
-from alc_dask.engine.progress import say
 from alc_dask.errors import OptionError
 
 Table = str | os.PathLike | pd.DataFrame
@@ -225,6 +219,7 @@ def run_check(
     of the original beside: ``alc_dask.utility.fidelity``), the report in ``report/``.
     ``secrets`` and ``known`` replace the battery's own choice of secrets and quasi-identifiers;
     ``wait``: if another run is writing ``output``, wait for it to end (else ``FolderBusy``)."""
+    from alc_dask.apps.staging import engine_inputs
     from alc_dask.engine import connect, run_job
     from alc_dask.jobs import validate_job
     from alc_dask.report import summarize, write_report
@@ -256,45 +251,6 @@ def release_label(inputs: CheckInputs) -> str:
 
     path = inputs.release_source
     return safe_label(Path(path).stem) if path else "release"
-
-
-def staging_folder(output: Path) -> Path:
-    """Where the tables the engine cannot read as given (DataFrames, CSV split by ``--sep``) are
-    written for one run: the system's temporary space, in a folder named after the output folder,
-    so that a re-run into it finds the same paths (the job unchanged) and resumes."""
-    digest = hashlib.sha256(str(output.resolve()).encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"alc-dask-inputs-{digest}"
-
-
-@contextmanager
-def engine_inputs(inputs: CheckInputs, output: Path, shared: bool = False) -> Iterator[dict[str, str | None]]:
-    """Where the engine reads each table (role -> absolute path, None for no control table): its
-    file, or a copy written for the run and removed once it ends (nothing of the data is left on
-    disk); with ``shared`` (the workers of a cluster elsewhere read it), in ``output/data/``, kept,
-    and said."""
-    folder = output / "data" if shared else staging_folder(output)
-    try:
-        paths = engine_paths(inputs, folder)
-        written = [role for role, path in inputs.paths.items() if path is None]
-        if shared and written:
-            say(f"the {', '.join(written)} table(s) were written to {folder.resolve()} for the cluster's workers to read: remove them once the check is done")
-        yield paths
-    finally:
-        if not shared:
-            shutil.rmtree(folder, ignore_errors=True)
-
-
-def engine_paths(inputs: CheckInputs, folder: Path) -> dict[str, str | None]:
-    """Each table's path for the engine: its file, or for a table it cannot read as given, a copy
-    written to ``folder/<role>.parquet``."""
-    from alc_dask.results.files import write_file
-
-    paths = dict(inputs.paths)
-    for role, table in (("original", inputs.original), ("release", inputs.release), ("control", inputs.control)):
-        if table is not None and paths.get(role) is None:
-            paths[role] = str((folder / f"{role}.parquet").resolve())
-            write_file(paths[role], table.to_parquet(index=False))
-    return {role: None if paths.get(role) is None else str(Path(paths[role]).resolve()) for role in ("original", "release", "control")}
 
 
 def _seconds_per_family(scores: pd.DataFrame) -> dict[str, float]:

@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from alc_dask.apps.check import CheckInputs, Table, engine_inputs, read_inputs
+from alc_dask.apps.check import CheckInputs, Table, read_inputs
+from alc_dask.apps.staging import engine_inputs
 from alc_dask.apps.worst_columns_measures import (
     FAMILIES,
     HELD_OUT,

@@ -109,17 +109,6 @@ def test_check_refuses_yaml_like_booleans_in_types(tables, tmp_path):
     assert result.exit_code == EXIT_BAD_INPUT and "types: age='true': a column's kind is one of" in result.output
 
 
-def test_every_marker_runs_in_a_step_of_make_test():
-    """Two tests marked ``slow`` ran in no step of ``make test``: nothing could fail on them."""
-    import tomllib
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    markers = [line.split(":")[0] for line in tomllib.loads((root / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]]
-    steps = (root / "Makefile").read_text()
-    assert sorted(markers) == ["long", "timing"] and '-m "long or timing"' in steps
-
-
 def test_the_advice_of_a_busy_folder_names_options_check_has():
     """Two checks into one folder advised "(--wait) … (--out)", options check lacked."""
     import inspect

@@ -90,6 +90,7 @@ def bounds(cell: str) -> tuple[float, float]:
     return float(low), float(high)
 
 
+@pytest.mark.long  # three audits: 15-30 s
 def test_the_history_has_a_row_per_audit_and_evaluation_oldest_first_without_an_unfinished_audit(tmp_path, on_one_cluster, client):
     job = history_job(tmp_path)
     audits = tmp_path / "out" / "audits" / "weekly"

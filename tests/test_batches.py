@@ -87,6 +87,7 @@ def one_worker():
         yield client
 
 
+@pytest.mark.long  # a worker killed and restarted: 15-30 s
 def test_a_batch_that_kills_its_worker_fails_only_the_scenario_at_fault(tmp_path, one_worker, monkeypatch):
     monkeypatch.setattr(BatchSizing, "size", lambda self, remaining: 6)
     submitted = []

@@ -81,6 +81,7 @@ def test_rerun_skips_finished_scenarios_and_retries_failed_ones(two_worker_run):
     pd.testing.assert_series_equal(again["alc"], scores["alc"])
 
 
+@pytest.mark.long  # a second cluster run of the job: 10-35 s
 def test_one_worker_gives_the_same_scores_as_two(two_worker_run, tmp_path):
     _, scores = two_worker_run
     single = run_job(write_job(tmp_path, store_values=True), workers=1, progress=False)
@@ -109,6 +110,7 @@ def parts_written(folder):
     return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in (folder / "out" / "scores").glob("*/*.parquet")}
 
 
+@pytest.mark.long  # a job run end to end: 10-25 s
 def test_secrets_with_any_column_name_are_stored_and_read_back(tmp_path):
     """Ids of such secrets used to start with ``_``: their parts were written but never read."""
     names = {"age": "âge", "region": "地区", "sex": "_sex", "married": " married"}

@@ -33,7 +33,9 @@ def registered_families() -> list:
     return [pytest.param(name, marks=pytest.mark.long) if name in LONG else name for name in family_names()]
 
 
-@pytest.mark.parametrize("name", registered_families())
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=[] if name == "disclosure" else [pytest.mark.long]) for name in registered_families()]
+)  # one family in the default run: 10-50 s each
 def test_every_registered_family_keeps_the_contract(name, tmp_path):
     check = check_family(name, tmp_path)
     assert check.scenarios >= 1 and set(check.scores["family"]) == {name}

@@ -136,6 +136,7 @@ print(scores[["status", "attack", "worker", "error"]].to_string())
 """
 
 
+@pytest.mark.long  # a cluster of its own: 10-25 s
 def test_an_attack_registered_in_the_client_runs_on_the_workers(tmp_path):
     cluster = Cluster(tmp_path, workers=2)
     try:

@@ -83,6 +83,7 @@ def test_two_runs_of_one_job_into_one_folder_lose_nothing(tmp_path, scheduler):
     assert_each_scenario_once(tmp_path / "out")
 
 
+@pytest.mark.long  # two runs one after the other: 15-35 s
 def test_a_second_run_asked_to_wait_runs_after_the_first(tmp_path, scheduler):
     job = write_job(tmp_path)
     outcomes = finish([start_run(job, scheduler, "--wait"), start_run(job, scheduler, "--wait")])

@@ -206,7 +206,7 @@ GROUPED = {
 }
 
 
-@pytest.mark.parametrize("name", [pytest.param("k3", marks=pytest.mark.long), "anatomy"])
+@pytest.mark.parametrize("name", [pytest.param("k3", marks=pytest.mark.long), pytest.param("anatomy", marks=pytest.mark.long)])
 def test_jobs_on_a_cluster_measure_threat_and_alc_with_chains_on_separate_workers(mondrian_release, name):
     from distributed import Client, LocalCluster
 

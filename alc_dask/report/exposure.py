@@ -14,7 +14,7 @@ from alc_dask.families import get_family
 
 def exposure_of(scores: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
     """Who is exposed, record by record: the records of the original that successful evaluations
-    expose (those whose headline's interval lies at or past its threshold, as a flag's), for a custodian
+    expose (those the verdict flags), for a custodian
     to see when the same people are singled out, linked, inferred and found to be members.
 
     Internal only: record numbers are rows of the original. Evidence never holds a value of the data.
@@ -96,15 +96,16 @@ def exposure_of_results(*outs) -> pd.DataFrame:
 
 
 def _shows_exposure(row: dict) -> bool:
-    """Whether the evaluation shows the release exposes anyone: its headline's interval (or, without
-    one, its point) wholly at or past its family's threshold, as a flag needs (above 0 for a family
-    that states none). An inconclusive evaluation names no one: the records its attack hits may be
-    hit as often among people not in the release, and naming them would accuse the release of what
-    anyone's data teaches."""
+    """Whether the evaluation shows the release exposes anyone: the verdict flags it (its family's
+    ``judge`` at its own threshold: the headline's interval wholly at or past it, or a breach such
+    as members told apart by the AUC). An inconclusive evaluation names no one: the records its
+    attack hits may be hit as often among people not in the release, and naming them would accuse
+    the release of what anyone's data teaches."""
+    from alc_dask.measure.verdict import Label
+
     family = get_family(row["family"])
-    interval = family.headline_interval(row)
-    low = interval.value if np.isnan(interval.low) else interval.low
-    return bool(low >= family.threshold.value) if family.threshold is not None else bool(low > 0)
+    threshold = family.threshold.value if family.threshold is not None else None
+    return family.judge(row, threshold)[0] is Label.FLAGGED
 
 
 def _columns(several_releases: bool) -> dict[str, object]:

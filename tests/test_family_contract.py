@@ -24,18 +24,16 @@ from alc_dask.testing.leak import check_copy_worse_than_fresh, check_exposure
 from alc_dask.testing.planning import check_measures, evaluated_here, pickled_by_value, planned
 from alc_dask.testing.values import same
 
-LONG = {"identification", "relative_threat"}
-"""Families whose check took ~10 s on two busy cores (scaling-law fits, Gibbs chains; 3-7 s on idle
-ones): they run with ``-m long``, and their evaluations in the default run (below)."""
+IN_THE_DEFAULT_RUN = "disclosure"
+"""The one family whose whole contract the default run checks (10-50 s each on two busy cores); the
+others run with ``-m long``, and their evaluations in the default run (below)."""
 
 
 def registered_families() -> list:
-    return [pytest.param(name, marks=pytest.mark.long) if name in LONG else name for name in family_names()]
+    return [name if name == IN_THE_DEFAULT_RUN else pytest.param(name, marks=pytest.mark.long) for name in family_names()]
 
 
-@pytest.mark.parametrize(
-    "name", [pytest.param(name, marks=[] if name == "disclosure" else [pytest.mark.long]) for name in registered_families()]
-)  # one family in the default run: 10-50 s each
+@pytest.mark.parametrize("name", registered_families())
 def test_every_registered_family_keeps_the_contract(name, tmp_path):
     check = check_family(name, tmp_path)
     assert check.scenarios >= 1 and set(check.scores["family"]) == {name}

@@ -132,6 +132,7 @@ def input_notes(inputs) -> list[str]:
     """What a person should know of what was evaluated: the families that did not run and why,
     the columns the release lacks, the share of its rows that are rows of the original."""
     from alc_dask.apps.battery import skipped_without_control
+    from alc_dask.families.battery import copied_share
 
     notes = []
     if inputs.control is None and (skipped := skipped_without_control(inputs.typed["original"], inputs.typed["release"])):
@@ -140,16 +141,9 @@ def input_notes(inputs) -> list[str]:
         notes.append(
             f"the release lacks {len(missing)} column(s) of the original ({', '.join(map(repr, missing[:5]))}{', ...' if len(missing) > 5 else ''}): evaluated on the {len(inputs.release.columns)} it has"
         )
-    if copied := exact_copies(inputs):
+    if copied := copied_share(inputs.typed["original"], inputs.typed["release"]):
         notes.append(f"{copied:.0%} of the release's rows are rows of the original, value for value")
     return notes
-
-
-def exact_copies(inputs) -> float:
-    """The share of the release's rows that are rows of the original on every column the release has."""
-    from alc_dask.families.battery import BatteryTables
-
-    return BatteryTables(inputs.typed["original"], inputs.typed["release"], False, (), (), 0).microdata_share
 
 
 def searched_worst_columns(inputs, folder: Path, seed: int) -> bool:

@@ -52,12 +52,8 @@ class BatteryTables:
 
     @cached_property
     def microdata_share(self) -> float:
-        """The share of the release's rows that are rows of the original, on every column the release has."""
-        if self.release.empty:
-            return 0.0
-        columns = list(self.release.columns)
-        known = pd.MultiIndex.from_frame(self.original[columns].drop_duplicates().astype("string"))
-        return float(pd.MultiIndex.from_frame(self.release[columns].astype("string")).isin(known).mean())
+        """The share of the release's rows that are rows of the original (``copied_share``)."""
+        return copied_share(self.original, self.release)
 
 
 @dataclass(frozen=True)
@@ -66,6 +62,15 @@ class BatteryEntries:
 
     entries: list[dict[str, Any]]
     job_settings: dict[str, Any] = field(default_factory=dict)
+
+
+def copied_share(original: pd.DataFrame, release: pd.DataFrame) -> float:
+    """The share of the release's rows that are rows of the original, on every column the release has."""
+    if release.empty:
+        return 0.0
+    columns = list(release.columns)
+    known = pd.MultiIndex.from_frame(original[columns].drop_duplicates().astype("string"))
+    return float(pd.MultiIndex.from_frame(release[columns].astype("string")).isin(known).mean())
 
 
 def is_continuous(column: pd.Series) -> bool:

@@ -237,6 +237,22 @@ class AttackCounts:
         null = round(self.n_attacks * self.n_control_success / self.n_control_attacks)
         return replace(self, n_success=null).measures(confidence_level)["privacy_risk_high"]
 
+    def uncleared_reach(self, threshold: float, confidence_level: float = 0.95) -> float | None:
+        """``highest_without_excess`` when the control succeeds on ``LITTLE_ROOM`` or more of its
+        attacks and that reach is at or past ``threshold``: counts that no outcome could clear;
+        None otherwise (the families call such an evaluation not informative unless flagged).
+
+        >>> from alc_dask.measure import AttackCounts
+        >>> round(AttackCounts(5000, 4600, 5000, 0, 5000, 4585).uncleared_reach(0.09), 2)
+        0.13
+        >>> AttackCounts(300, 90, 300, 0, 300, 80).uncleared_reach(0.09) is None  # few attacks, room left: inconclusive
+        True
+        """
+        if not self.n_control_attacks or self.n_control_success / self.n_control_attacks < LITTLE_ROOM:
+            return None
+        reach = self.highest_without_excess(confidence_level)
+        return reach if reach >= threshold else None
+
     def smallest_flagged(self, threshold: float, confidence_level: float = 0.95) -> float | None:
         """The smallest privacy risk these attacks could have flagged: the risk at the fewest
         successes whose interval's lower end reaches ``threshold``, the other counts as they are.

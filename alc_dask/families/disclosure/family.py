@@ -26,7 +26,6 @@ from alc_dask.families.disclosure.generators import KeySets
 from alc_dask.measure import AttackCounts
 from alc_dask.measure._checks import SettingError
 from alc_dask.measure.disclosure import excess_risk
-from alc_dask.measure.privacy_risk import LITTLE_ROOM
 from alc_dask.measure.verdict import REIDENTIFICATION
 
 NO_CONTROL = "the release has no control table: the risk is the share itself, not compared with what a non-member would give away"
@@ -95,15 +94,15 @@ class Disclosure(EvaluationFamily):
 
     @classmethod
     def not_informative(cls, row) -> str | None:
-        """Not flagged, with a control share of ``LITTLE_ROOM`` or more that leaves no outcome able
-        to clear the release (as Anonymeter's risks: ``AttackCounts.highest_without_excess``): a
+        """Not flagged, with a control share that leaves no outcome able to clear the release (as
+        Anonymeter's risks: ``AttackCounts.uncleared_reach``): a
         secret the keys disclose for 94% of non-members held bootstraps of other people inconclusive."""
         control_share, n_control = row.get("control_share"), row.get("n_control")
-        if control_share is None or not control_share >= LITTLE_ROOM or not n_control or cls.headline_interval(row).low >= cls.threshold.value:
+        if not n_control or cls.headline_interval(row).low >= cls.threshold.value:
             return None
         counts = AttackCounts(int(row["n_original"]), int(row["n_hits"]), 0, 0, int(n_control), float(row["n_control_hits"]))
-        reach = counts.highest_without_excess(float(json.loads(row.get("params") or "{}").get("confidence_level", 0.95)))
-        if reach < cls.threshold.value:
+        reach = counts.uncleared_reach(cls.threshold.value, float(json.loads(row.get("params") or "{}").get("confidence_level", 0.95)))
+        if reach is None:
             return None
         return (
             f"the release discloses {row['target'] or 'the records'} of {float(control_share):.1%} of non-members too: even disclosing no more of its own "

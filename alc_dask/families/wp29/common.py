@@ -21,7 +21,6 @@ from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.data.partitioned import whole
 from alc_dask.families.base import EvaluationFamily, FamilyParams, HeadlineInterval, column, exposed_records
 from alc_dask.measure import AttackCounts, risk_label
-from alc_dask.measure.privacy_risk import LITTLE_ROOM
 from alc_dask.measure.verdict import REIDENTIFICATION
 
 WP29_FIELDS = (
@@ -98,7 +97,7 @@ class Wp29Family(EvaluationFamily):
         both singling someone out still leave the risk's interval reaching 0, so the evaluation can
         neither flag nor clear the release and only blocks a verdict it has no say in. Or, not
         flagged, the control left too little to gain for any outcome to clear the release
-        (``AttackCounts.highest_without_excess``): a secret 92% of people not in the release are
+        (``AttackCounts.uncleared_reach``): a secret 92% of people not in the release are
         inferred right on divides the rates' error by 0.08, and a release of other people stayed
         inconclusive; a flag still stands."""
         attacks, successes = row.get("n_control_attacks"), row.get("n_control_success")
@@ -108,8 +107,7 @@ class Wp29Family(EvaluationFamily):
         if counts.smallest_flagged(threshold, _confidence(row)) is None:
             made = int(row.get("n_attacks") or 0)
             return f"{cls.too_few_attacks(made)}: even if every one succeeded, the risk's interval could not reach {threshold}"
-        little_room = float(row.get("control_rate") or 0.0) >= LITTLE_ROOM
-        if little_room and cls.headline_interval(row).low < threshold and (reach := counts.highest_without_excess(_confidence(row))) >= threshold:
+        if cls.headline_interval(row).low < threshold and (reach := counts.uncleared_reach(threshold, _confidence(row))) is not None:
             return (
                 f"the attack succeeds on {float(row['control_rate']):.1%} of people not in the release: even one doing no better on the release's people "
                 f"would leave the risk's interval reaching {reach:.2f}, past {threshold}, so these tables cannot clear the release of it"

@@ -163,3 +163,27 @@ def test_copied_members_beat_the_baseline_and_random_scores_do_not():
 def test_bad_scores_are_refused(members, non_members, message):
     with pytest.raises(ValueError, match=message):
         Roc.from_scores(members, non_members)
+
+
+@pytest.mark.parametrize("correlation", [-1.0, 0.0, 1.0])
+def test_the_paired_auc_interval_covers_the_auc_95_percent_of_the_time(correlation):
+    """Each person scored on both sides: the scores of one person are correlated, which the
+    independent interval ignores (too wide when they move together, too narrow when apart)."""
+    from scipy.stats import norm
+
+    from alc_dask.measure.membership import paired_auc_interval
+
+    rng, shift, covered = np.random.default_rng(7), 0.3, 0
+    truth = norm.cdf(shift / np.sqrt(2 + correlation**2 + 1))  # member ~ N(0.3, 2), non-member ~ N(0, c² + 1), a member and a non-member drawn apart
+    for _ in range(400):
+        person = rng.normal(size=500)
+        low, high = paired_auc_interval(person + rng.normal(size=500) + shift, correlation * person + rng.normal(size=500))
+        covered += low <= truth <= high
+    assert 0.92 <= covered / 400 <= 0.98
+
+
+def test_paired_scores_must_come_in_pairs():
+    from alc_dask.measure.membership import paired_auc_interval
+
+    with pytest.raises(ValueError, match="paired scores: 3 member scores and 2 non-member scores"):
+        paired_auc_interval([1.0, 2.0, 3.0], [1.0, 2.0])

@@ -233,8 +233,21 @@ def test_without_a_control_table_a_copy_or_a_swap_is_told_apart_from_the_populat
     members, _ = people
     released = members.sample(frac=1.0, random_state=1) if leak == "copy" else swap_frame(members, 0.2, seed=1)
     row = Membership(**WITHOUT_CONTROL).evaluate(Release.load(members, [released]), seed=0).measures
-    assert row["n_members"] == row["n_non_members"] == 1000
+    assert row["n_members"] == row["n_non_members"] == 2000, "every person is scored on both sides"
     assert Membership.breaches(row) is not None and row["auc_low"] >= 0.6
+
+
+def test_without_a_control_table_every_person_is_scored_as_member_and_as_non_member(people):
+    """Halves scored half as many people on each side: a 10% noisy copy of a table of categories
+    (AUC 0.64 against a control table) stayed inconclusive or passed without one."""
+    members, others = people
+    release = Release.load(members, [others])
+    task = Membership(**WITHOUT_CONTROL).task(release)
+    assert np.array_equal(task.member_rows, task.control_rows) and task.n_members == len(members)
+    row = Membership(**WITHOUT_CONTROL).evaluate(release, seed=0).measures
+    rng = np.random.default_rng(0)
+    halves = Roc.from_scores(rng.normal(size=1000), rng.normal(size=1000)).auc_interval()  # the independent interval at 1 000 a side, AUC 0.5
+    assert row["auc_high"] - row["auc_low"] < 0.8 * (halves[1] - halves[0])
 
 
 @pytest.mark.parametrize("unrelated", ["others", "others_swapped"])

@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 DATA = Path(__file__).parent / "data"
 REFERENCE = DATA / "scores-0.6.0"
@@ -39,6 +40,10 @@ FIT_OUTPUTS = ("h", "gamma", "kappa_table_fitted", "kappa_population", "uniquene
 FIT_FLAGS = {"fit_converged", "warning"}
 """Whether the optimizer reported convergence, and the warning that says so: environment-dependent as
 its path is, not compared."""
+RESTORED_DEFAULTS = {"baseline_settings": {"attack_on_others": False}}
+"""Settings that restore a default 0.6.0 had and a later version changed on purpose, with the change
+measured where it was made: the ALC's baseline is the stronger of the model and the attack on other
+people since 0.8.0 (``benchmarks/calibration``). Every other score is still 0.6.0's."""
 SHOWN = 20
 """Mismatches listed in a failure at most (all are counted)."""
 NULLABLE = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
@@ -129,6 +134,11 @@ def jobs_folder(tmp_path_factory) -> Path:
     tables = generator.write_inputs(folder / "data")
     assert tables == STORED["tables"], "the input tables differ from those the reference was measured on: scores cannot be compared"
     shutil.copytree(REFERENCE / "jobs", folder / "jobs")
+    for path in (folder / "jobs").glob("*.yaml"):
+        job = yaml.safe_load(path.read_text())
+        for key, settings in RESTORED_DEFAULTS.items():
+            job[key] = {**job.get(key, {}), **settings}
+        path.write_text(yaml.safe_dump(job, sort_keys=False))
     return folder
 
 

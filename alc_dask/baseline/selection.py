@@ -40,6 +40,9 @@ class BaselineSettings:
     selection_test_rows: int = 3000
     training_rows: int | None = 10000
     """At most this many rows (sampled) train each block's model; None: all rows outside the block."""
+    attack_on_others: bool = True
+    """The scenario's attack on the original without the block's targets competes with the model
+    (``sources.OthersAttack``); the stronger of the two on the targets so far is the baseline."""
     near_duplicate_ratio: float | None = None
     """Leave out of a block's training rows every record markedly closer to one of its targets than
     that target's next closest record (nearer than this times it: a possible dependent twin, see

@@ -1,6 +1,8 @@
 """Where a scenario's baseline predictions come from, one block of targets at a time.
 
-- ``ml`` (ours): the selected model, trained on the original minus the block.
+- ``ml`` (ours): the selected model, trained on the original minus the block, against which the
+  attack itself competes on the original minus the block (``OthersAttack``): the stronger of the
+  two on the targets so far is the baseline.
 - ``prior`` (the paper's comparison): the attack itself, run on a swap-anonymized copy of the
   original minus the block.
 - ``control`` (Anonymeter style): the attack run on held-out control records against the release.
@@ -77,6 +79,39 @@ class MlBaseline:
 
     def truth(self, rows: np.ndarray, pair_index: np.ndarray) -> np.ndarray:
         return self.y[rows]
+
+
+class OthersAttack:
+    """The scenario's attack on the original without the block's targets, each table of the
+    release mirrored by the same columns of those rows: what the attacker learns of a person from a
+    release of other people of the same population. A lookup of a person's identical twins beats
+    any model on a population that has many (a census's children); with the model alone, a
+    bootstrap of other people of such a population scored an ALC of 0.8. With
+    ``near_duplicate_ratio``, a target's suspected dependent twins are left out here too."""
+
+    model_name = "the attack on other people"
+
+    def __init__(self, release: Release, attacker, scoring, near_duplicate_ratio: float | None):
+        self.release, self.attacker, self.scoring, self.ratio = release, attacker, scoring, near_duplicate_ratio
+
+    @staticmethod
+    def applies(release: Release) -> bool:
+        """An original held whole in memory (a partitioned one is never copied into a stand-in)
+        and anonymized tables to mirror (a group-anonymized release has none)."""
+        return isinstance(release.original, EncodedTable) and bool(release.anonymized)
+
+    def start_block(self, block: np.ndarray) -> None:
+        original = self.release.original
+        outside = np.ones(original.n_rows, dtype=bool)
+        outside[block] = False
+        if self.ratio is not None:
+            outside[suspicious_neighbours(original, block, original.columns, self.ratio)] = False
+        others = original.rows(outside)
+        self._stand_in = replace(self.release, anonymized=tuple(others.select(table.columns) for table in self.release.anonymized))
+
+    def predict(self, rows: np.ndarray, pair_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        predictions = self.attacker.predict(self._stand_in, rows)
+        return self.scoring.predicted(predictions), np.where(np.asarray(predictions.abstained, dtype=bool), 0.0, predictions.confidence)
 
 
 class PriorBaseline:

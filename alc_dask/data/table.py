@@ -61,6 +61,21 @@ class EncodedTable:
             values=np.ascontiguousarray(self.values[:, index]),
         )
 
+    def select(self, names) -> EncodedTable:
+        """The columns ``names`` holds, in this table's order (min/max kept)."""
+        wanted = set(names)
+        codes = [i for i, c in enumerate(self.categorical) if c in wanted]
+        values = [j for j, c in enumerate(self.continuous) if c in wanted]
+        return replace(
+            self,
+            categorical=tuple(self.categorical[i] for i in codes),
+            continuous=tuple(self.continuous[j] for j in values),
+            codes=self.codes[codes],
+            values=self.values[values],
+            value_min=self.value_min[values],
+            value_max=self.value_max[values],
+        )
+
     def split(self, rows_per_part: int) -> list[EncodedTable]:
         """Consecutive slices of at most `rows_per_part` rows (at least one slice)."""
         starts = range(0, max(self.n_rows, 1), rows_per_part)

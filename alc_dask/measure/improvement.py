@@ -72,6 +72,9 @@ class MatchedCoverage:
         The baseline's precision on exactly those targets, and its interval.
     vulnerable : bool
         PI above 0 and no cut of the baseline as precise as the attack on at least as many targets.
+    predicted, attack_correct, base_correct : int
+        The targets the attack predicted for, and how many of them each side got right: the counts
+        the verdict recomputes PI's interval from (``measure.sequential.pi_interval``).
 
     Examples
     --------
@@ -89,6 +92,9 @@ class MatchedCoverage:
     base_precision_low: float
     base_precision_high: float
     vulnerable: bool
+    predicted: int = 0
+    attack_correct: int = 0
+    base_correct: int = 0
 
     @classmethod
     def none(cls) -> "MatchedCoverage":
@@ -108,6 +114,9 @@ class MatchedCoverage:
             "pi_base_precision_low": self.base_precision_low,
             "pi_base_precision_high": self.base_precision_high,
             "pi_vulnerable": self.vulnerable,
+            "pi_predicted": self.predicted,
+            "pi_attack_correct": self.attack_correct,
+            "pi_base_correct": self.base_correct,
         }
 
 
@@ -172,6 +181,9 @@ def matched_coverage(predicted, attack_correct, base_correct, base_confidence, c
         base_precision_low=base_low,
         base_precision_high=base_high,
         vulnerable=bool(pi > 0 and not dominated),
+        predicted=n,
+        attack_correct=int(attack_hits[kept].sum()),
+        base_correct=int(base_hits[kept].sum()),
     )
 
 

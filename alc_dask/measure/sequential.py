@@ -23,8 +23,13 @@ verdict whose threshold is 0.5, and is shown as ``ALC_FLOOR``.
 
 **What the tables can show.** A baseline right for nearly everyone leaves the attack no room: even
 an attack right for every one of the ``available`` targets could not put the lower end at the
-threshold (`best_provable_alc`). Such an evaluation is not informative, not inconclusive. Where the
-room exists but the targets ran out, `smallest_flagged_alc` says what a flag needed.
+threshold (`best_provable_alc`). Such an evaluation is not informative, not inconclusive. The mirror
+case: where the baseline is right for nearly everyone it keeps at its best cut, even an attack
+exactly as good as it on every available target leaves the upper end past the threshold
+(`highest_without_gain`): no outcome could clear the release, and unless flagged the evaluation is
+not informative either (a census's household role, 98.8% right for the sixth of people the
+baseline is surest of: telling 1.2% errors from 0.6% takes more people than the table holds).
+Where the room exists but the targets ran out, `smallest_flagged_alc` says what a flag needed.
 """
 
 from __future__ import annotations
@@ -120,6 +125,25 @@ def alc_interval(base: Cut, attack: Cut, trials: int, confidence: float = 0.95, 
     return max(low, ALC_FLOOR), max(high, ALC_FLOOR)
 
 
+def pi_interval(predicted: int, attack_correct: int, base_correct: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Precision improvement at matched coverage (Francis & Wagner 2024, §4.3, eq. 6) with its
+    interval at the look after ``trials`` pairs, as the ALC's is: each side's precision on the
+    ``predicted`` targets at the ends of a Wilson interval spent over the looks, the worst pairing
+    at each end; the lower end never below ``ALC_FLOOR``.
+
+    >>> low, high = pi_interval(2000, 2000, 1200, 2000)
+    >>> round(low, 2), round(high, 2)
+    (0.98, 1.0)
+    """
+    from alc_dask.measure.improvement import precision_improvement
+
+    level = look_confidence(confidence, trials)
+    attack_low, attack_high = _precision_interval(Cut(predicted, attack_correct, 1.0), level)
+    base_low, base_high = _precision_interval(Cut(predicted, base_correct, 1.0), level)
+    low, high = precision_improvement(attack_low, base_high), precision_improvement(attack_high, base_low)
+    return max(low, ALC_FLOOR), max(high, ALC_FLOOR)
+
+
 def _as_many(base: Cut, targets: int) -> Cut:
     """The baseline's cut at its measured precision and recall, measured on ``targets`` targets."""
     n = max(1, round(targets * base.recall)) if base.n else 0
@@ -145,6 +169,22 @@ def best_provable_alc(base: Cut, trials: int, available: int, confidence: float 
     n = max(1, round(available * base.recall)) if base.n else 0
     baseline = Cut(n, math.floor(n * room), base.recall)
     return alc_interval(baseline, Cut(available, available, 1.0), available, confidence, shape)[0]
+
+
+def highest_without_gain(base: Cut, available: int, confidence: float = 0.95, shape: PrcShape = PrcShape()) -> float:
+    """The upper end of the ALC's interval of an attack exactly as good as the baseline (its
+    precision at its recall) on every one of ``available`` targets: what these tables could show at
+    best of a release that teaches nothing. At or past the threshold no outcome clears it.
+
+    >>> round(highest_without_gain(Cut(5000, 3000, 1.0), 5000), 2)  # room enough to clear
+    0.12
+    >>> highest_without_gain(Cut(865, 855, 0.173), 5000) > 0.5  # 98.8% at its cut: 1.2% errors against 0.6% is beyond 5 000 people
+    True
+    """
+    if available <= 0 or base.n <= 0:
+        return float("inf")
+    baseline = _as_many(base, available)
+    return alc_interval(baseline, baseline, available, confidence, shape)[1]
 
 
 def smallest_flagged_alc(base: Cut, targets: int, threshold: float, confidence: float = 0.95, shape: PrcShape = PrcShape()) -> float | None:

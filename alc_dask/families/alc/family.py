@@ -21,7 +21,8 @@ from alc_dask.families.alc.params import AlcParams
 from alc_dask.families.alc.settings import to_settings
 from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, HeadlineInterval, column, exposed_records
 from alc_dask.measure import HaltCode, HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, Tolerance, risk_label
-from alc_dask.measure.sequential import ALC_FLOOR, Cut, alc_interval, best_provable_alc, smallest_flagged_alc
+from alc_dask.measure.privacy_risk import LITTLE_ROOM
+from alc_dask.measure.sequential import ALC_FLOOR, Cut, alc_interval, best_provable_alc, highest_without_gain, pi_interval, smallest_flagged_alc
 from alc_dask.measure.verdict import ALC_AT_RISK
 
 PRC_MEASURES = {
@@ -49,7 +50,17 @@ MATCHED_COVERAGE = {
     "pi_base_precision_low": "lower end of that baseline precision's Wilson interval",
     "pi_base_precision_high": "upper end of that baseline precision's Wilson interval",
     "pi_vulnerable": "precision improvement above 0 and no cut of the baseline as precise on at least as many targets",
+    "pi_predicted": "targets the attack predicted for at its best cut",
+    "pi_attack_correct": "of those, the attack's right predictions",
+    "pi_base_correct": "of those, the baseline's right predictions",
 }
+PI_COUNTS = ("pi_predicted", "pi_attack_correct", "pi_base_correct")
+PI_CONFIDENCE = 0.975
+"""PI's flag is a second way for an ALC evaluation to flag: its interval at half the ALC's error (0.95)."""
+
+
+def _matched_type(name: str) -> pa.DataType:
+    return pa.bool_() if name == "pi_vulnerable" else pa.int64() if name in PI_COUNTS else pa.float64()
 
 
 def _prc_fields(prefix: str, whose: str) -> list[pa.Field]:
@@ -67,7 +78,7 @@ ALC_FIELDS = (
     column("tolerance", pa.string(), "for a continuous secret scored within a tolerance, the tolerance as JSON"),
     column("alc", pa.float64(), "anonymity loss coefficient of the attack's best cut over the baseline's best"),
     column("risk", pa.string(), "risk label of the ALC: no loss, safe, at risk or serious"),
-    column("model", pa.string(), "the baseline's model, as model selection chose it"),
+    column("model", pa.string(), "the baseline's model, as model selection chose it; the attack on other people where that was stronger on the same targets"),
     column("expected_base_prc", pa.float64(), "baseline PRC expected from model selection (null for prior and control baselines)"),
     column("baseline_note", pa.string(), "fewer trees or rows than asked for in the baseline, and why"),
     column("halt_code", pa.string(), "why the scenario stopped adding targets (see Halting)"),
@@ -77,7 +88,7 @@ ALC_FIELDS = (
     column("alc_full_recall", pa.float64(), "ALC of the attack at recall 1 (every prediction kept) over the baseline's best"),
     column("risk_full_recall", pa.string(), "risk label of the ALC at recall 1"),
     *_prc_fields("attack_full_recall_", "attack at recall 1"),
-    *(column(name, pa.bool_() if name == "pi_vulnerable" else pa.float64(), MATCHED_COVERAGE[name]) for name in MatchedCoverage.none().to_dict()),
+    *(column(name, _matched_type(name), MATCHED_COVERAGE[name]) for name in MatchedCoverage.none().to_dict()),
     column("pairs", pa.int64(), "attack and baseline prediction pairs measured, one per target"),
     column("abstentions", pa.int64(), "targets the attack made no prediction for"),
     column("available_targets", pa.int64(), "targets the scenario could have attacked, its budget included"),
@@ -116,16 +127,51 @@ class AlcFamily(EvaluationFamily):
         return HeadlineInterval(value, min(low, value), max(high, value), float(row["pairs"]))
 
     @classmethod
-    def not_informative(cls, row):
-        """When the baseline leaves no room: even an attack right for every target the scenario
-        could attack would not put the interval's lower end at the threshold."""
-        base, _ = _cuts(row)
-        available = _available(row)
-        if best_provable_alc(base, int(row["pairs"]), available) >= cls.threshold.value:
+    def breaches(cls, row, among: int = 1) -> str | None:
+        """Flagged whatever the ALC when the attack, on the people it guesses at its best cut, is
+        right so much more often than the baseline on the same people that precision improvement at
+        matched coverage (Francis & Wagner 2024, §4.3) lies wholly at or past the threshold, and no
+        cut of the baseline is as precise on as many (``pi_vulnerable``). The ALC pairs each side's
+        best cut, chosen on its own: where the baseline is near perfect for some people (identical
+        twins among other people), its best cut is theirs, and a copy that gives away everyone else
+        showed an ALC no table could settle. PI's interval is spent over the looks as the ALC's is,
+        at half its error (a second way to flag, Bonferroni), so a release teaching nothing is
+        flagged by either with chance at most 1.5 times the ALC's alone."""
+        counts = [row.get(name) for name in PI_COUNTS]
+        if not row.get("pi_vulnerable") or any(count is None or count != count for count in counts):
+            return None
+        low, high = pi_interval(*(int(count) for count in counts), int(row["pairs"]), PI_CONFIDENCE)
+        if low < cls.threshold.value:
             return None
         return (
-            f"the baseline already infers {row['secret']!r} for {float(row['base_measured_precision']):.1%} of people from the population alone: "
-            f"even an attack right for all {available:,} people it could attack would not show an ALC of {cls.threshold.value}"
+            f"{row['secret']!r} is inferred right for {float(row['pi_attack_precision']):.1%} of the {float(row['pi_coverage']):.1%} of people in the "
+            f"original the attack guesses; from the population alone ({_baseline_named(row)}), {float(row['pi_base_precision']):.1%} of the same people: "
+            f"precision improvement {float(row['pi']):.2f} [{low:.2f}, {high:.2f}] at matched coverage"
+        )
+
+    @classmethod
+    def not_informative(cls, row):
+        """When the baseline leaves no room: even an attack right for every target the scenario
+        could attack would not put the interval's lower end at the threshold. Or, not flagged, the
+        baseline is right for ``LITTLE_ROOM`` or more of the people it keeps and even an attack
+        exactly as good on every target would leave the upper end past the threshold
+        (``highest_without_gain``): no outcome could clear the release, as for Anonymeter's risks."""
+        base, _ = _cuts(row)
+        available, threshold = _available(row), cls.threshold.value
+        if best_provable_alc(base, int(row["pairs"]), available) < threshold:
+            return (
+                f"the baseline already infers {row['secret']!r} for {float(row['base_measured_precision']):.1%} of people from the population alone: "
+                f"even an attack right for all {available:,} people it could attack would not show an ALC of {threshold}"
+            )
+        precision = base.correct / base.n if base.n else 0.0
+        if precision < LITTLE_ROOM or cls.headline_interval(row).low >= threshold:
+            return None
+        if (reach := highest_without_gain(base, available)) < threshold:
+            return None
+        return (
+            f"the baseline already infers {row['secret']!r} right for {precision:.1%} of the {base.recall:.1%} of people it is surest of: "
+            f"even an attack as good on all {available:,} people it could attack would leave the ALC's interval reaching {min(reach, 1.0):.2f}, "
+            f"past {threshold}, so these tables cannot clear the release of it"
         )
 
     @classmethod
@@ -142,7 +188,7 @@ class AlcFamily(EvaluationFamily):
     def evidence(cls, row) -> str:
         return (
             f"{row['secret']!r} is inferred for people in the original with precision {float(row['attack_precision']):.1%} at recall "
-            f"{float(row['attack_recall']):.1%}; from the population alone ({row['baseline']} baseline), {float(row['base_precision']):.1%} (ALC {float(row['alc']):.2f})"
+            f"{float(row['attack_recall']):.1%}; from the population alone ({_baseline_named(row)}), {float(row['base_precision']):.1%} (ALC {float(row['alc']):.2f})"
         )
 
     @classmethod
@@ -304,6 +350,12 @@ def prediction_table(result: AttackResult, release, store_values: bool) -> pa.Ta
             )  # numbers as they are
             columns[name] = pa.array(_as_text([None if value != value else value for value in values]), pa.string())
     return pa.table(columns)
+
+
+def _baseline_named(row) -> str:
+    """The baseline's model as stored (the attack on other people, a model, the floor), else its kind."""
+    model = row.get("model")
+    return str(model) if isinstance(model, str) and model else f"{row['baseline']} baseline"
 
 
 def _as_text(values) -> list:

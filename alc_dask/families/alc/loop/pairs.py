@@ -16,6 +16,9 @@ COLUMNS = (
 )
 """``*_code`` and ``*_true`` are secret codes, or numbers for a secret scored within a tolerance."""
 
+OTHERS = ("others_code", "others_confidence", "others_correct")
+"""The attack on other people's rows (``baseline.sources.OthersAttack``), where it competes with the model."""
+
 
 class PairLog:
     """Appends batches of pairs into arrays that double when full, so that a halting check reads
@@ -27,7 +30,8 @@ class PairLog:
         self.count = 0
 
     def append(self, **batch: np.ndarray) -> None:
-        values = {name: np.asarray(batch[name]) for name in COLUMNS}
+        """Every name of ``COLUMNS``, and those of ``OTHERS`` in every batch or in none."""
+        values = {name: np.asarray(batch[name]) for name in (*COLUMNS, *(OTHERS if "others_code" in batch else ()))}
         n = len(values["target"])
         if self.arrays is None:
             self.arrays = {name: np.empty(max(self.capacity, n), dtype=array.dtype) for name, array in values.items()}
@@ -47,6 +51,10 @@ class PairLog:
         """(base correct, base confidence, attack correct, attack confidence) of every pair so far."""
         return (self._recorded("base_correct"), self._recorded("base_confidence"), self._recorded("attack_correct"), self._recorded("attack_confidence"))
 
+    def others(self) -> tuple[np.ndarray, np.ndarray]:
+        """(correct, confidence) of the attack on other people for every pair so far."""
+        return self._recorded("others_correct"), self._recorded("others_confidence")
+
     def columns(self) -> dict[str, np.ndarray]:
         """A copy of every recorded pair, column by column, with whether each side was right."""
-        return {name: self._recorded(name).copy() for name in COLUMNS}
+        return {name: self._recorded(name).copy() for name in (self.arrays or dict.fromkeys(COLUMNS))}

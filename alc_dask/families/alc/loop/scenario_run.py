@@ -13,7 +13,7 @@ from alc_dask.attacks.base import AttackKind, AttributeAttack, AttributeTask, Pr
 from alc_dask.attacks.registry import build_attack
 from alc_dask.baseline.blocks import block_size
 from alc_dask.baseline.selection import BaselineSettings
-from alc_dask.baseline.sources import BaselineMode, ControlBaseline, MlBaseline, PriorBaseline
+from alc_dask.baseline.sources import BaselineMode, ControlBaseline, MlBaseline, OthersAttack, PriorBaseline
 from alc_dask.data import Release, ScenarioError
 from alc_dask.families.alc.loop.attacker import Attacker
 from alc_dask.families.alc.loop.pairs import PairLog
@@ -63,6 +63,13 @@ class ScenarioRun:
             confidence_level=measure.confidence_level, rmin=measure.rmin, alpha=measure.alpha, abs_weight=measure.abs_weight, recall_scale=scale
         )
         self.source = _baseline_source(self, baseline_settings, swap_fraction, client)
+        self.others = (
+            OthersAttack(release, self.attacker, self.scoring, baseline_settings.near_duplicate_ratio)
+            if self.mode is BaselineMode.ML and baseline_settings.attack_on_others and OthersAttack.applies(release)
+            else None
+        )
+        self.base_side = "model"
+        """Which baseline the latest measures took: ``model`` (the source) or ``others`` (``OthersAttack``)."""
         self.floor = self.scoring.floor_guess()
         if isinstance(self.source, ControlBaseline):
             self.order = self.order[: self.source.available_pairs]
@@ -92,16 +99,20 @@ class ScenarioRun:
             return np.empty(0, dtype=np.int64)
         in_block = self.pairs % self.block
         if in_block == 0:
-            self.source.start_block(self.order[self.pairs : self.pairs + self.block])
+            block = self.order[self.pairs : self.pairs + self.block]
+            for source in (self.source, self.others):
+                if source is not None:
+                    source.start_block(block)
         size = min(limit, _pairs_to_next_check(self.monitor.rules, self.pairs), self.block - in_block, self.available - self.pairs)
         pair_index = np.arange(self.pairs, self.pairs + size)
         rows = self.order[pair_index]
-        self._pending = (rows, pair_index, *self.source.predict(rows, pair_index))
+        others = self.others.predict(rows, pair_index) if self.others is not None else None
+        self._pending = (rows, pair_index, *self.source.predict(rows, pair_index), others)
         return rows
 
     def record(self, attack: Predictions) -> None:
         """Pair the attack's predictions with the baseline's for the targets just handed out."""
-        rows, pair_index, base_predicted, base_confidence = self._pending
+        rows, pair_index, base_predicted, base_confidence, others = self._pending
         if len(attack.codes) != len(rows):
             raise ValueError(f"expected {len(rows)} attack predictions, got {len(attack.codes)}")
         if self.scoring.numeric and attack.values is None:
@@ -113,6 +124,8 @@ class ScenarioRun:
         if self.mode is BaselineMode.PRIOR:
             confidence = base_confidence = np.ones(len(rows))
         base_true, attack_true = self.source.truth(rows, pair_index), self.scoring.truth(self.release.targets(rows))
+        if others is not None:
+            others = {"others_code": others[0], "others_confidence": others[1], "others_correct": self.scoring.correct(others[0], base_true)}
         self.log.append(
             target=rows,
             base_code=base_predicted,
@@ -124,11 +137,26 @@ class ScenarioRun:
             attack_true=attack_true,
             attack_correct=self.scoring.correct(predicted, attack_true),
             abstained=abstained,
+            **(others or {}),
         )
         if self.monitor.is_checkpoint(self.pairs):
-            checkpoint = self.monitor.check(*self.log.measures())
+            checkpoint = self.monitor.check(*self.measures())
             if checkpoint.halted:
                 self.outcome = checkpoint
+
+    def measures(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(base correct, base confidence, attack correct, attack confidence) of every pair so far,
+        the base being the stronger of the model and the attack on other people: the one with the
+        higher PRC at its best cut (of the halting rules' tight width where both have one, else the
+        loose). Both are measured on the same targets, so picking the stronger can only lower the
+        ALC: a leak it hides would be one a release of other people shows as plainly."""
+        base_correct, base_confidence, attack_correct, attack_confidence = self.log.measures()
+        self.base_side = "model"
+        if self.others is not None:
+            others_correct, others_confidence = self.log.others()
+            if _prc(self, others_correct, others_confidence) > _prc(self, base_correct, base_confidence):
+                self.base_side, base_correct, base_confidence = "others", others_correct, others_confidence
+        return base_correct, base_confidence, attack_correct, attack_confidence
 
     def result(self, attack_name: str) -> AttackResult:
         if not self.done:
@@ -138,7 +166,7 @@ class ScenarioRun:
     def _finish(self, code: HaltCode) -> None:
         if self.pairs == 0:
             raise ScenarioError(f"secret {self.secret!r}: no targets to attack")
-        self.outcome = self.monitor.finish(*self.log.measures(), code=code)
+        self.outcome = self.monitor.finish(*self.measures(), code=code)
 
 
 def _baseline_source(run: ScenarioRun, settings, swap_fraction, client):
@@ -147,6 +175,12 @@ def _baseline_source(run: ScenarioRun, settings, swap_fraction, client):
     if run.mode is BaselineMode.PRIOR:
         return PriorBaseline(run.release, run.attacker, swap_fraction, run.seed, run.scoring)
     return ControlBaseline(run.release, run.attacker, run.seed, run.scoring, client)
+
+
+def _prc(run: ScenarioRun, correct: np.ndarray, confidence: np.ndarray) -> float:
+    rules, measure = run.monitor.rules, run.measure
+    tight = measure.best_prc(correct, confidence, rules.tight_interval)
+    return tight.prc if tight.found else measure.best_prc(correct, confidence, rules.loose_interval).prc
 
 
 def _pairs_to_next_check(rules: HaltingRules, pairs: int) -> int:

@@ -160,3 +160,36 @@ def test_a_folder_of_parquet_parts_is_a_table(tables, tmp_path):
     inputs = check.read_inputs(tables["original"], parts)
     assert len(inputs.release) == ROWS and inputs.paths["release"] == str(parts)
     assert check.release_label(inputs) == "release"
+
+
+def test_a_sidecar_of_kinds_is_shared_by_check_evaluate_and_jobs(tables, tmp_path):
+    """One YAML or JSON file of column kinds, read by `check --types FILE`, `evaluate(types=FILE)`
+    and a job's `release.columns: FILE` alike."""
+    from alc_dask.apps.check_command import parsed_types
+    from alc_dask.apps.evaluate import _kinds
+    from alc_dask.jobs import load_job
+
+    (tmp_path / "kinds.yaml").write_text("age: categorical\nincome: continuous\n")
+    (tmp_path / "kinds.json").write_text('{"age": "categorical"}')
+    assert parsed_types((str(tmp_path / "kinds.yaml"), "education=categorical")) == {"age": "categorical", "income": "continuous", "education": "categorical"}
+    assert _kinds(tmp_path / "kinds.json") == {"age": "categorical"}
+    for name in ("original", "weak"):
+        tables[name].to_parquet(tmp_path / f"{name}.parquet", index=False)
+    (tmp_path / "job.yaml").write_text(
+        "name: sidecar\nrelease: {original: original.parquet, anonymized: weak.parquet, columns: kinds.yaml}\nscenarios: [{secret: occupation, known: [age, sex]}]\n"
+    )
+    job = load_job(tmp_path / "job.yaml")
+    assert job.release.column_kinds == {"age": "categorical", "income": "continuous"}
+    (tmp_path / "bad.yaml").write_text("age: number\n")
+    with pytest.raises(OptionError, match=r"types \(--types\): .*bad.yaml: column 'age': 'number' is not a kind; expected categorical or continuous"):
+        parsed_types((str(tmp_path / "bad.yaml"),))
+    with pytest.raises(OptionError, match=r"types: file '.*missing.json' not found"):
+        _kinds(str(tmp_path / "missing.json"))
+    (tmp_path / "job.yaml").write_text(
+        "name: sidecar\nrelease: {original: original.parquet, anonymized: weak.parquet, columns: bad.yaml}\nscenarios: [{secret: occupation, known: [age]}]\n"
+    )
+    from alc_dask.errors import JobSpecError
+    from alc_dask.jobs.load import check_files
+
+    with pytest.raises(JobSpecError, match=r"release.columns: .*bad.yaml: column 'age'"):
+        check_files(load_job(tmp_path / "job.yaml"))

@@ -17,7 +17,7 @@ import click
 
 from alc_dask.cli_exit_codes import EXIT_RELEASE_FLAGGED
 from alc_dask.cli_options import WAIT_OPTION, scheduler_option, workers_option
-from alc_dask.errors import OptionError
+from alc_dask.errors import JobSpecError, OptionError
 
 TOP_EVIDENCE = 5
 DEFAULT_OUTPUT = Path("alc-out/check")
@@ -50,8 +50,9 @@ DEFAULT_OUTPUT = Path("alc-out/check")
 @click.option(
     "--types",
     multiple=True,
-    metavar="COLUMN=KIND",
-    help="A column's kind, categorical or continuous (repeat, or comma-separate); default: inferred (numbers with more than 20 values are continuous).",
+    metavar="COLUMN=KIND|FILE",
+    help="A column's kind, categorical or continuous (repeat, or comma-separate), or a YAML/JSON file mapping columns to kinds; "
+    "default: inferred (numbers with more than 20 values are continuous).",
 )
 @click.option("--sep", help="The CSV files' separator; default: the one their header holds (comma, semicolon, tab or bar).")
 @scheduler_option()
@@ -117,10 +118,22 @@ def listed(values: tuple[str, ...], columns: list[str]) -> list[str] | None:
     return [name.strip() for value in values for name in ([value] if value in columns else value.split(",")) if name.strip()]
 
 
+SIDECARS = (".yaml", ".yml", ".json")
+
+
 def parsed_types(values: tuple[str, ...]) -> dict[str, str]:
-    """``COLUMN=KIND`` options (repeated or comma-separated) as a mapping; a malformed one named."""
+    """``COLUMN=KIND`` options (repeated or comma-separated), and sidecar files (YAML or JSON, as a
+    job's ``release.columns`` may name), as one mapping; a malformed one named."""
+    from alc_dask.jobs.load import read_kinds
+
     kinds = {}
-    for item in (part for value in values for part in value.split(",") if part.strip()):
+    for sidecar in (value for value in values if "=" not in value and value.lower().endswith(SIDECARS)):
+        try:
+            kinds |= read_kinds(sidecar, "types (--types)")
+        except JobSpecError as error:
+            raise OptionError(str(error)) from None
+    pairs = (value for value in values if "=" in value or not value.lower().endswith(SIDECARS))
+    for item in (part for value in pairs for part in value.split(",") if part.strip()):
         name, equals, kind = item.partition("=")
         if not equals or not name.strip():
             raise OptionError(f"types (--types): {item!r} is not COLUMN=KIND (e.g. age=continuous)")

@@ -14,7 +14,7 @@ import pandas as pd
 
 from alc_dask.apps.battery import chosen_columns
 from alc_dask.apps.check import Table, read_inputs, run_check
-from alc_dask.errors import OptionError
+from alc_dask.errors import JobSpecError, OptionError
 
 EVALUATION_COLUMNS = ("family", "id", "label", "headline", "value", "low", "high", "threshold", "evidence")
 
@@ -99,7 +99,7 @@ def evaluate(
     workers: int | None = None,
     secrets: list[str] | None = None,
     known: list[str] | None = None,
-    types: dict[str, str] | None = None,
+    types: dict[str, str] | str | os.PathLike | None = None,
     sep: str | None = None,
     scheduler: str | None = None,
 ) -> Evaluation:
@@ -131,8 +131,9 @@ def evaluate(
     secrets, known : list of str, optional
         The columns an attacker wants to learn and those it knows of a person (default: the
         battery's choice).
-    types : dict, optional
-        Column -> ``"categorical"`` or ``"continuous"``, overriding the inferred kind.
+    types : dict or path, optional
+        Column -> ``"categorical"`` or ``"continuous"``, overriding the inferred kind; or a YAML or
+        JSON file holding that mapping (the sidecar `check --types` and a job's `release.columns` read).
     sep : str, optional
         The CSV files' separator (default: the one their header holds).
     scheduler : str, optional
@@ -166,9 +167,21 @@ def evaluate(
     'report.html'
     """
     _checked_arguments(families, workers, seed)
-    inputs = read_inputs(original, release, control, kinds=types, sep=sep)
+    inputs = read_inputs(original, release, control, kinds=_kinds(types), sep=sep)
     chosen_columns(inputs.original, inputs.release, secrets, known)
     folder = Path(output) if output is not None else Path(tempfile.mkdtemp(prefix="alc-dask-evaluate-"))
     shown = watched() if progress is None else progress
     run = run_check(inputs, folder, families=families, seed=seed, progress=shown, workers=workers, secrets=secrets, known=known, scheduler=scheduler)
     return Evaluation(run.verdict, run.scores, folder, folder / "report" / "report.html")
+
+
+def _kinds(types) -> dict[str, str] | None:
+    """``types`` as a mapping: read from its sidecar file when it names one."""
+    if isinstance(types, str | os.PathLike):
+        from alc_dask.jobs.load import read_kinds
+
+        try:
+            return read_kinds(types, "types")
+        except JobSpecError as error:
+            raise OptionError(str(error)) from None
+    return types

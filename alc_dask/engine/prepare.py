@@ -16,7 +16,7 @@ def prepare_release(spec: JobSpec, cluster: OnDemandClient | None = None) -> Rel
     ``release.broadcast_limit``, read part by part on ``cluster``'s workers and kept there."""
     r = spec.release
     if cluster is None or not keeps_on_workers(spec):
-        release = Release.load(r.original, r.anonymized, control=r.control, columns=r.columns or None, kinds=r.kinds, grouped=r.grouped)
+        release = Release.load(r.original, r.anonymized, control=r.control, columns=r.column_kinds or None, kinds=r.kinds, grouped=r.grouped)
     elif r.kinds != "alc_dask":
         raise ReleaseError(
             f"release.kinds: {r.kinds!r} needs whole tables; this release is beyond release.broadcast_limit ({r.broadcast_limit} bytes): raise it"
@@ -24,7 +24,7 @@ def prepare_release(spec: JobSpec, cluster: OnDemandClient | None = None) -> Rel
     else:
         from alc_dask.data.on_cluster import load_on_cluster  # the cluster's reader, with Dask, only for a release that needs it
 
-        release = load_on_cluster(cluster.get(), r.original, r.anonymized, control=r.control, columns=r.columns or None, rows_per_part=r.rows_per_part)
+        release = load_on_cluster(cluster.get(), r.original, r.anonymized, control=r.control, columns=r.column_kinds or None, rows_per_part=r.rows_per_part)
     return release if r.generator is None else replace(release, generator=r.generator.model_dump())
 
 

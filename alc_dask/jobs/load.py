@@ -93,6 +93,7 @@ def resolve_paths(spec: JobSpec, base: Path) -> JobSpec:
             "anonymized": [_absolute(p, base) for p in spec.release.anonymized],
             "control": _absolute(spec.release.control, base) if spec.release.control else None,
             "grouped": grouped,
+            "columns": _absolute(spec.release.columns, base) if isinstance(spec.release.columns, str) else spec.release.columns,
         }
     )
     scenarios = [s.model_copy(update={f: _absolute(getattr(s, f), base) for f in s.files}) if isinstance(s, Generator) else s for s in spec.scenarios]
@@ -103,6 +104,8 @@ def check_files(spec: JobSpec, source: str = "job") -> None:
     """Fail early, naming the field, when an input is missing: a release table (file, directory of
     parts, glob or URL: ``ReleaseError``, also when its URL cannot be reached or its parts disagree
     on columns or types), a generalization hierarchy's file or a jobs file."""
+    if isinstance(spec.release.columns, str):
+        read_kinds(spec.release.columns, f"{source}: release.columns")
     for field, value in spec.release.files():
         if field.startswith(HIERARCHIES):
             dataset_files(value, f"{source}: {field}")  # found and reachable; read by its own rules
@@ -123,7 +126,7 @@ def _check_file(value: str, name: str) -> None:
 def _parse(path: Path):
     suffix = path.suffix.lower()
     if suffix not in (".json", ".yaml", ".yml"):
-        raise JobSpecError(f"{path}: unknown job file format {path.suffix!r}; expected .yaml, .yml or .json")
+        raise JobSpecError(f"{path}: unknown file format {path.suffix!r}; expected .yaml, .yml or .json")
     text = read_text(path)
     try:
         if suffix == ".json":
@@ -131,6 +134,25 @@ def _parse(path: Path):
         return yaml.load(text, Loader=PlainDataLoader)  # noqa: S506 - a SafeLoader, bounded
     except (json.JSONDecodeError, yaml.YAMLError, _DuplicateKeyError) as error:
         raise JobSpecError(f"{path}: malformed {suffix[1:].upper()}: {error}") from None
+
+
+COLUMN_KINDS = ("categorical", "continuous")
+
+
+def read_kinds(path: str | Path, field: str) -> dict[str, str]:
+    """The column kinds a sidecar file declares: YAML or JSON, a mapping of column name to
+    categorical or continuous, which `check --types FILE`, `evaluate(types=FILE)` and a job's
+    `release.columns: FILE` share. A ``JobSpecError`` names the field, the file and the entry."""
+    path = Path(path)
+    if not path.is_file():
+        raise JobSpecError(f"{field}: file {str(path)!r} not found")
+    data = _parse(path)
+    if not isinstance(data, dict):
+        raise JobSpecError(f"{field}: {path}: expected a mapping of column names to {' or '.join(COLUMN_KINDS)}; got {type(data).__name__}")
+    for column, kind in data.items():
+        if kind not in COLUMN_KINDS:
+            raise JobSpecError(f"{field}: {path}: column {column!r}: {shown(kind)} is not a kind; expected {' or '.join(COLUMN_KINDS)}")
+    return {str(column): kind for column, kind in data.items()}
 
 
 def read_text(path: Path) -> str:

@@ -143,8 +143,9 @@ class ReleaseSpec(Strict):
     WP29 families, membership and the control baseline need it."""
     grouped: GroupedSpec | None = None
     """A group-anonymized table (k-anonymous, ℓ-diverse or Anatomy) of the release."""
-    columns: dict[str, Literal["categorical", "continuous"]] = {}
-    """Column -> its kind, overriding the inferred one."""
+    columns: dict[str, Literal["categorical", "continuous"]] | str = {}
+    """Column -> its kind, overriding the inferred one; or the path of a YAML or JSON file holding
+    that mapping (a sidecar `check --types` and `evaluate(types=)` read too)."""
     kinds: Literal["alc_dask", "reference"] = "alc_dask"
     """How kinds are inferred: this project's rule, or ``reference``: as the ALC package 1.0.32 does."""
     broadcast_limit: ByteSize = ByteSize(DEFAULT_BROADCAST_LIMIT)
@@ -165,6 +166,15 @@ class ReleaseSpec(Strict):
         if not self.anonymized and self.grouped is None:
             raise ValueError("a release needs anonymized tables or a grouped (group-anonymized) table; it has neither")
         return self
+
+    @property
+    def column_kinds(self) -> dict[str, str]:
+        """``columns`` as a mapping, read from its file when it names one."""
+        if isinstance(self.columns, str):
+            from alc_dask.jobs.load import read_kinds  # the job's loader reads files; the spec is data
+
+            return read_kinds(self.columns, "release.columns")
+        return dict(self.columns)
 
     @property
     def read_whole(self) -> bool:

@@ -105,12 +105,15 @@ def test_a_baseline_right_for_nearly_all_it_keeps_cannot_clear_and_is_not_inform
     census = census.copy()
     census[["base_recall", "attack_recall"]] = 0.173
     reason = ALC.not_informative(census)
-    assert reason and "right for 98.8% of the 17.3% of people it is surest of" in reason and "cannot clear" in reason
+    assert reason and "right for 98.8% of the 17.3% of people it is surest of" in reason and "cannot settle it" in reason
     assert judged(ALC, census, 0.5).label == "not_informative"
     leak = row(4300, 5000, 5000, 5000, 5000, alc=1.0)  # 86% right: room left, and a flag stands
     assert ALC.not_informative(leak) is None and judged(ALC, leak, 0.5).label == "flagged"
     room = row(3000, 5000, 3050, 5000, 5000, alc=0.02)  # 60%: a release no better clears
     assert ALC.not_informative(room) is None and judged(ALC, room, 0.5).label == "pass"
+    sure_few = row(375, 375, 3000, 5000, 5000, alc=-1.0).copy()  # adult's occupation: the baseline sure of 7.5%, the attack 60% of everyone
+    sure_few["base_recall"] = 0.075
+    assert ALC.not_informative(sure_few) is None and judged(ALC, sure_few, 0.5).label == "pass", "an attack that does not come near the sure cut clears"
 
 
 def twins_population(rows: int, seed: int) -> pd.DataFrame:

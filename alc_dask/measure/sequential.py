@@ -24,11 +24,12 @@ verdict whose threshold is 0.5, and is shown as ``ALC_FLOOR``.
 **What the tables can show.** A baseline right for nearly everyone leaves the attack no room: even
 an attack right for every one of the ``available`` targets could not put the lower end at the
 threshold (`best_provable_alc`). Such an evaluation is not informative, not inconclusive. The mirror
-case: where the baseline is right for nearly everyone it keeps at its best cut, even an attack
-exactly as good as it on every available target leaves the upper end past the threshold
-(`highest_without_gain`): no outcome could clear the release, and unless flagged the evaluation is
-not informative either (a census's household role, 98.8% right for the sixth of people the
-baseline is surest of: telling 1.2% errors from 0.6% takes more people than the table holds).
+case: where the baseline is right for nearly everyone it keeps at its best cut and the attack as
+nearly, the interval at the rates seen still straddles the threshold on every available target
+(`interval_with_every_target`): the tables cannot settle it, and with an ALC below the threshold
+the evaluation is not informative either (a census's household role, 98.8% right for the sixth of
+people the baseline is surest of, the attack 98.5%: telling 1.2% errors from 0.6% takes more people
+than the table holds).
 Where the room exists but the targets ran out, `smallest_flagged_alc` says what a flag needed.
 """
 
@@ -171,20 +172,20 @@ def best_provable_alc(base: Cut, trials: int, available: int, confidence: float 
     return alc_interval(baseline, Cut(available, available, 1.0), available, confidence, shape)[0]
 
 
-def highest_without_gain(base: Cut, available: int, confidence: float = 0.95, shape: PrcShape = PrcShape()) -> float:
-    """The upper end of the ALC's interval of an attack exactly as good as the baseline (its
-    precision at its recall) on every one of ``available`` targets: what these tables could show at
-    best of a release that teaches nothing. At or past the threshold no outcome clears it.
+def interval_with_every_target(base: Cut, attack: Cut, available: int, confidence: float = 0.95, shape: PrcShape = PrcShape()) -> tuple[float, float]:
+    """The ALC's interval had both sides kept their measured precision and recall on every one of
+    ``available`` targets: the narrowest these tables allow at the rates seen. Where it still
+    straddles the threshold, no number of the targets there are could settle the evaluation.
 
-    >>> round(highest_without_gain(Cut(5000, 3000, 1.0), 5000), 2)  # room enough to clear
-    0.12
-    >>> highest_without_gain(Cut(865, 855, 0.173), 5000) > 0.5  # 98.8% at its cut: 1.2% errors against 0.6% is beyond 5 000 people
+    >>> low, high = interval_with_every_target(Cut(865, 855, 0.173), Cut(865, 852, 0.173), 5000)
+    >>> low < 0.5 < high  # 98.8% against 98.5% where each is surest: 5 000 people cannot tell
+    True
+    >>> interval_with_every_target(Cut(100, 60, 1.0), Cut(100, 62, 1.0), 5000)[1] < 0.5  # room: more targets settle it
     True
     """
-    if available <= 0 or base.n <= 0:
-        return float("inf")
-    baseline = _as_many(base, available)
-    return alc_interval(baseline, baseline, available, confidence, shape)[1]
+    if available <= 0 or base.n <= 0 or attack.n <= 0:
+        return ALC_FLOOR, 1.0
+    return alc_interval(_as_many(base, available), _as_many(attack, available), available, confidence, shape)
 
 
 def smallest_flagged_alc(base: Cut, targets: int, threshold: float, confidence: float = 0.95, shape: PrcShape = PrcShape()) -> float | None:

@@ -22,7 +22,7 @@ from alc_dask.families.alc.settings import to_settings
 from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, HeadlineInterval, column, exposed_records
 from alc_dask.measure import HaltCode, HaltingRules, MatchedCoverage, MeasureSettings, PrcResult, Tolerance, risk_label
 from alc_dask.measure.privacy_risk import LITTLE_ROOM
-from alc_dask.measure.sequential import ALC_FLOOR, Cut, alc_interval, best_provable_alc, highest_without_gain, pi_interval, smallest_flagged_alc
+from alc_dask.measure.sequential import ALC_FLOOR, Cut, alc_interval, best_provable_alc, interval_with_every_target, pi_interval, smallest_flagged_alc
 from alc_dask.measure.verdict import ALC_AT_RISK
 
 PRC_MEASURES = {
@@ -152,11 +152,11 @@ class AlcFamily(EvaluationFamily):
     @classmethod
     def not_informative(cls, row):
         """When the baseline leaves no room: even an attack right for every target the scenario
-        could attack would not put the interval's lower end at the threshold. Or, not flagged, the
-        baseline is right for ``LITTLE_ROOM`` or more of the people it keeps and even an attack
-        exactly as good on every target would leave the upper end past the threshold
-        (``highest_without_gain``): no outcome could clear the release, as for Anonymeter's risks."""
-        base, _ = _cuts(row)
+        could attack would not put the interval's lower end at the threshold. Or, with an ALC below
+        the threshold, the baseline right for ``LITTLE_ROOM`` or more of the people it keeps, and
+        the interval at the rates seen still straddling the threshold on every target there is
+        (``interval_with_every_target``): these tables cannot settle it, as for Anonymeter's risks."""
+        base, attack = _cuts(row)
         available, threshold = _available(row), cls.threshold.value
         if best_provable_alc(base, int(row["pairs"]), available) < threshold:
             return (
@@ -164,14 +164,16 @@ class AlcFamily(EvaluationFamily):
                 f"even an attack right for all {available:,} people it could attack would not show an ALC of {threshold}"
             )
         precision = base.correct / base.n if base.n else 0.0
-        if precision < LITTLE_ROOM or cls.headline_interval(row).low >= threshold:
+        if precision < LITTLE_ROOM or not float(row["alc"]) < threshold:
             return None
-        if (reach := highest_without_gain(base, available)) < threshold:
+        low, high = interval_with_every_target(base, attack, available)
+        if not low < threshold <= high:
             return None
         return (
-            f"the baseline already infers {row['secret']!r} right for {precision:.1%} of the {base.recall:.1%} of people it is surest of: "
-            f"even an attack as good on all {available:,} people it could attack would leave the ALC's interval reaching {min(reach, 1.0):.2f}, "
-            f"past {threshold}, so these tables cannot clear the release of it"
+            f"the baseline already infers {row['secret']!r} right for {precision:.1%} of the {base.recall:.1%} of people it is surest of, "
+            f"and the attack {attack.correct / attack.n:.1%} of the {attack.recall:.1%} it is surest of (ALC {float(row['alc']):.2f}): "
+            f"at these rates even all {available:,} people it could attack would leave the interval [{low:.2f}, {high:.2f}] across {threshold}, "
+            "so these tables cannot settle it"
         )
 
     @classmethod

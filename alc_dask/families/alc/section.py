@@ -1,10 +1,12 @@
 """The ALC family's section: the worst scenarios, the best ALC per secret column, the scenarios
-vulnerable at matched coverage (precision improvement), and two figures."""
+vulnerable at matched coverage (precision improvement, its interval's lower end shown no lower than
+−1, as the ALC's), and two figures."""
 
 import pandas as pd
 
 from alc_dask.families.alc.plots import alc_by_secret, precision_vs_alc
 from alc_dask.families.presentation import Section
+from alc_dask.measure.sequential import ALC_FLOOR
 
 WORST = 10
 WORST_COLUMNS = [
@@ -13,6 +15,7 @@ WORST_COLUMNS = [
     "secret",
     "known",
     "baseline",
+    "model",
     "alc",
     "risk",
     "attack_precision",
@@ -35,7 +38,7 @@ def section(family: str, scores: pd.DataFrame) -> Section:
     if "pi_vulnerable" in scores:  # results written before precision improvement was measured have none
         vulnerable = scores[scores["pi_vulnerable"].astype("boolean").fillna(False).astype(bool)].sort_values(["pi", "scenario_id"], ascending=[False, True])
         tables["Vulnerable at matched coverage (precision and coverage above the baseline's), by precision improvement"] = (
-            vulnerable.head(WORST).reindex(columns=PI_COLUMNS).reset_index(drop=True)
+            vulnerable.head(WORST).reindex(columns=PI_COLUMNS).assign(pi_low=lambda rows: rows["pi_low"].clip(lower=ALC_FLOOR)).reset_index(drop=True)
         )
         notes = (
             f"{len(vulnerable)} of {len(scores)} scenario(s) are vulnerable at matched coverage: the attack is more precise than the baseline "

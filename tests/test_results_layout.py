@@ -3,6 +3,7 @@ compacted per family folder, and folders of another layout (the single table of 
 earlier) refused by readers and writers alike, never misread nor added to."""
 
 import json
+import re
 
 import pandas as pd
 import pyarrow as pa
@@ -10,8 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import process_died
 
+from alc_dask import __version__
 from alc_dask.results import IDENTITY, LAYOUT, ResultsError, ResultStore, family_schema, read_predictions, read_scores
 from alc_dask.results import files as results_files
+
+THIS = re.escape(__version__)
 
 MANIFEST = {"job": "j", "release": "r", "fingerprint": "abc", "settings": {}, "data": {}, "alc_dask": "0.7.0"}
 FAMILIES = ("alc", "singling_out", "membership")
@@ -167,7 +171,7 @@ def single_table_folder(folder, manifest: dict | None) -> dict[str, bytes]:
 def test_results_of_the_single_table_layout_are_refused_by_readers_and_writers(tmp_path, manifest, version):
     before = single_table_folder(tmp_path, manifest)
     refused = (
-        rf"{tmp_path} holds results of alc_dask {version} in their single-table layout \(scores/part-\*\.parquet\); alc_dask 0\.7\.0 keeps a table "
+        rf"{tmp_path} holds results of alc_dask {version} in their single-table layout \(scores/part-\*\.parquet\); alc_dask {THIS} keeps a table "
         r"per family \(scores/<family>/\) and neither reads nor adds to them: run the job into a new folder \(--out\)"
     )
     for read in (read_scores, read_predictions, lambda out: ResultStore(out).completed()):
@@ -183,9 +187,7 @@ def test_results_of_a_later_layout_are_refused(tmp_path):
     with ResultStore.create(tmp_path, MANIFEST) as store:
         write(store, [0])
     (tmp_path / "job.json").write_text(json.dumps({**MANIFEST, "alc_dask": "9.0.0", "layout": LAYOUT + 1}))
-    with pytest.raises(
-        ResultsError, match=rf"holds results of alc_dask 9\.0\.0 in layout {LAYOUT + 1}, which alc_dask 0\.7\.0 \(layout {LAYOUT}\) cannot read"
-    ):
+    with pytest.raises(ResultsError, match=rf"holds results of alc_dask 9\.0\.0 in layout {LAYOUT + 1}, which alc_dask {THIS} \(layout {LAYOUT}\) cannot read"):
         read_scores(tmp_path)
 
 

@@ -94,21 +94,16 @@ class Inference(Wp29Family):
 
     @classmethod
     def battery(cls, tables):
-        """With a control table, each secret inferred from up to ``BATTERY_KNOWN`` other columns of
-        the release, and from every other column where there are more: the attacker who knows all
-        of a person but the secret finds a noisy copy of their row (child's 20% noisy copy: its
-        X-ray report from the nearest row on every column, 46% right for members and 37% for other
-        people, a risk of 0.14 the first 8 columns did not show)."""
+        """With a control table, each secret inferred from up to ``BATTERY_KNOWN`` other columns of the release."""
         if not tables.has_control:
             return []
         released = [c for c in tables.columns if c in tables.release.columns]
         entries = []
         for secret in tables.secrets:
-            others = [c for c in released if c != secret]
-            for known in {tuple(others[:BATTERY_KNOWN]), tuple(others)}:
-                if known:
-                    entries.append({"family": cls.name, "secret": secret, "aux_cols": list(known), "n_attacks": BATTERY_ATTACKS})
-        return sorted(entries, key=lambda entry: (tables.secrets.index(entry["secret"]), len(entry["aux_cols"])))
+            known = [c for c in released if c != secret][:BATTERY_KNOWN]
+            if known:
+                entries.append({"family": cls.name, "secret": secret, "aux_cols": known, "n_attacks": BATTERY_ATTACKS})
+        return entries
 
     def describe(self) -> str:
         return self.params.secret

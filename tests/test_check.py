@@ -254,4 +254,3 @@ def test_battery_measures_membership_by_closest_distance_distance_and_density_ra
     entries = [e for e in battery_entries(original, original, has_control=True) if e.get("family") == "membership"]
     assert [e["attack"] for e in entries] == ["closest_distance", "distance_ratio", "density_ratio"]
     assert len({e["population"] for e in entries}) == 1
-

@@ -146,3 +146,15 @@ def test_the_attack_on_other_people_is_the_baseline_where_it_beats_the_model():
     assert both.model == "the attack on other people" and label(both) == "not_informative" and abs(both.alc_full_recall) < 0.05
     copied = run_attack(Release.load(members, [members]), "secret", known, seed=0, baseline_settings=weak)
     assert label(copied) == "flagged", "a copy still gives away those unlike anyone"
+
+
+def test_precision_at_matched_coverage_flags_at_the_threshold_the_verdict_applies():
+    """PI's flag read the family's 0.5 whatever a job's audit threshold said: at 0.99 a copy's ALC
+    evaluation stayed flagged by PI though its interval straddled the threshold."""
+    pi = {"pi_vulnerable": True, "pi_predicted": 2000, "pi_attack_correct": 2000, "pi_base_correct": 1200, "pi": 0.99}
+    pi |= {"pi_attack_precision": 0.999, "pi_base_precision": 0.6, "pi_coverage": 1.0, "model": "random_forest"}
+    sure = row(1990, 2000, 1999, 2000, 2000, alc=0.5, **pi)  # the ALC alone: not past 0.5
+    verdict = judged(ALC, sure, 0.5)
+    assert verdict.label == "flagged" and "precision improvement" in verdict.evidence
+    assert judged(ALC, sure, 0.999).label != "flagged" or "precision improvement" not in judged(ALC, sure, 0.999).evidence
+    assert ALC.pi_flag(sure, 0.999) is None

@@ -127,7 +127,17 @@ class AlcFamily(EvaluationFamily):
         return HeadlineInterval(value, min(low, value), max(high, value), float(row["pairs"]))
 
     @classmethod
-    def breaches(cls, row, among: int = 1) -> str | None:
+    def judge(cls, row, threshold, among: int = 1):
+        """As every family's, except that precision improvement at matched coverage flags too, at
+        the same threshold, before the ALC's own label (``pi_flag``)."""
+        from alc_dask.measure.verdict import Label
+
+        if threshold is not None and (evidence := cls.pi_flag(row, threshold)) is not None:
+            return Label.FLAGGED, evidence
+        return super().judge(row, threshold, among)
+
+    @classmethod
+    def pi_flag(cls, row, threshold: float) -> str | None:
         """Flagged whatever the ALC when the attack, on the people it guesses at its best cut, is
         right so much more often than the baseline on the same people that precision improvement at
         matched coverage (Francis & Wagner 2024, §4.3) lies wholly at or past the threshold, and no
@@ -141,7 +151,7 @@ class AlcFamily(EvaluationFamily):
         if not row.get("pi_vulnerable") or any(count is None or count != count for count in counts):
             return None
         low, high = pi_interval(*(int(count) for count in counts), int(row["pairs"]), PI_CONFIDENCE)
-        if low < cls.threshold.value:
+        if low < threshold:
             return None
         return (
             f"{row['secret']!r} is inferred right for {float(row['pi_attack_precision']):.1%} of the {float(row['pi_coverage']):.1%} of people in the "

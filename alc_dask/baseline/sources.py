@@ -24,6 +24,7 @@ from alc_dask.baseline.memo import BASELINES, digest
 from alc_dask.baseline.selection import BaselineSettings, ModelChoice, Numbers, select_model
 from alc_dask.baseline.trained import predicted, secret_classes
 from alc_dask.data import EncodedTable, Release, ScenarioError
+from alc_dask.data.partitioned import whole
 from alc_dask.measure import MeasureSettings, Tolerance
 from alc_dask.seeds import stream
 
@@ -81,6 +82,11 @@ class MlBaseline:
         return self.y[rows]
 
 
+OTHERS_MAX_ROWS = 1_000_000
+"""Originals up to this many rows get the attack on other people beside the model (one copy of the
+original in a scenario's process); larger ones the model alone, whether partitioned or not."""
+
+
 class OthersAttack:
     """The scenario's attack on the original without the block's targets, each table of the
     release mirrored by the same columns of those rows: what the attacker learns of a person from a
@@ -93,15 +99,19 @@ class OthersAttack:
 
     def __init__(self, release: Release, attacker, scoring, near_duplicate_ratio: float | None):
         self.release, self.attacker, self.scoring, self.ratio = release, attacker, scoring, near_duplicate_ratio
+        self._original = None
 
     @staticmethod
     def applies(release: Release) -> bool:
-        """An original held whole in memory (a partitioned one is never copied into a stand-in)
-        and anonymized tables to mirror (a group-anonymized release has none)."""
-        return isinstance(release.original, EncodedTable) and bool(release.anonymized)
+        """Anonymized tables to mirror (a group-anonymized release has none) and an original of at
+        most ``OTHERS_MAX_ROWS`` rows, held whole in the scenario's process (gathered once from its
+        parts when kept on the workers, so that a release scores the same partitioned or not)."""
+        return bool(release.anonymized) and release.original.n_rows <= OTHERS_MAX_ROWS
 
     def start_block(self, block: np.ndarray) -> None:
-        original = self.release.original
+        if self._original is None:
+            self._original = whole(self.release.original)
+        original = self._original
         outside = np.ones(original.n_rows, dtype=bool)
         outside[block] = False
         if self.ratio is not None:

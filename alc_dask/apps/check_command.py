@@ -123,21 +123,22 @@ SIDECARS = (".yaml", ".yml", ".json")
 
 def parsed_types(values: tuple[str, ...]) -> dict[str, str]:
     """``COLUMN=KIND`` options (repeated or comma-separated), and sidecar files (YAML or JSON, as a
-    job's ``release.columns`` may name), as one mapping; a malformed one named."""
+    job's ``release.columns`` may name), as one mapping, a later option winning; a malformed one named."""
     from alc_dask.jobs.load import read_kinds
 
     kinds = {}
-    for sidecar in (value for value in values if "=" not in value and value.lower().endswith(SIDECARS)):
-        try:
-            kinds |= read_kinds(sidecar, "types (--types)")
-        except JobSpecError as error:
-            raise OptionError(str(error)) from None
-    pairs = (value for value in values if "=" in value or not value.lower().endswith(SIDECARS))
-    for item in (part for value in pairs for part in value.split(",") if part.strip()):
-        name, equals, kind = item.partition("=")
-        if not equals or not name.strip():
-            raise OptionError(f"types (--types): {item!r} is not COLUMN=KIND (e.g. age=continuous)")
-        kinds[name.strip()] = kind.strip()
+    for value in values:
+        if "=" not in value and value.lower().endswith(SIDECARS):
+            try:
+                kinds |= read_kinds(value, "types (--types)")
+            except JobSpecError as error:
+                raise OptionError(str(error)) from None
+            continue
+        for item in (part for part in value.split(",") if part.strip()):
+            name, equals, kind = item.partition("=")
+            if not equals or not name.strip():
+                raise OptionError(f"types (--types): {item!r} is not COLUMN=KIND (e.g. age=continuous)")
+            kinds[name.strip()] = kind.strip()
     return kinds
 
 

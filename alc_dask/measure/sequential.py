@@ -128,21 +128,14 @@ def alc_interval(base: Cut, attack: Cut, trials: int, confidence: float = 0.95, 
 
 def pi_interval(predicted: int, attack_correct: int, base_correct: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
     """Precision improvement at matched coverage (Francis & Wagner 2024, §4.3, eq. 6) with its
-    interval at the look after ``trials`` pairs, as the ALC's is: each side's precision on the
-    ``predicted`` targets at the ends of a Wilson interval spent over the looks, the worst pairing
-    at each end; the lower end never below ``ALC_FLOOR``.
+    interval at the look after ``trials`` pairs: the ALC's interval (`alc_interval`) of both sides
+    at recall 1 on the ``predicted`` targets, where the PRC is the precision and the ALC is PI.
 
     >>> low, high = pi_interval(2000, 2000, 1200, 2000)
     >>> round(low, 2), round(high, 2)
     (0.98, 1.0)
     """
-    from alc_dask.measure.improvement import precision_improvement
-
-    level = look_confidence(confidence, trials)
-    attack_low, attack_high = _precision_interval(Cut(predicted, attack_correct, 1.0), level)
-    base_low, base_high = _precision_interval(Cut(predicted, base_correct, 1.0), level)
-    low, high = precision_improvement(attack_low, base_high), precision_improvement(attack_high, base_low)
-    return max(low, ALC_FLOOR), max(high, ALC_FLOOR)
+    return alc_interval(Cut(predicted, base_correct, 1.0), Cut(predicted, attack_correct, 1.0), trials, confidence)
 
 
 def _as_many(base: Cut, targets: int) -> Cut:

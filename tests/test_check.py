@@ -58,15 +58,18 @@ def test_battery_secrets_leave_out_what_tells_nothing():
     assert secrets_of(frame) == ["spread"]
 
 
-NEEDS_CONTROL = {"singling_out", "linkability", "inference", "disclosure"}
+NEEDS_CONTROL = {"disclosure"}
+COMPARED_WITH_THE_ORIGINAL = {"membership", "singling_out", "linkability", "inference"}
+"""Without a control table these compare the members with the original's other people (``reference: original``)."""
 
 
 def test_battery_without_a_control_table_has_only_the_families_that_need_none(tables):
     original = tables["original"]
-    families = {entry.get("family", "alc") for entry in battery_entries(original, original, has_control=False)}
-    assert families == {"alc", "identification", "membership"}
+    entries = battery_entries(original, original, has_control=False)
+    assert {entry.get("family", "alc") for entry in entries} == {"alc", "identification"} | COMPARED_WITH_THE_ORIGINAL
+    assert all(entry.get("reference") == "original" for entry in entries if entry.get("family") in COMPARED_WITH_THE_ORIGINAL)
     with_control = {entry.get("family", "alc") for entry in battery_entries(original, original, has_control=True)}
-    assert with_control == {"alc", "identification", "membership"} | NEEDS_CONTROL
+    assert with_control == {"alc", "identification"} | COMPARED_WITH_THE_ORIGINAL | NEEDS_CONTROL
     assert set(skipped_without_control(original, original)) == NEEDS_CONTROL
     assert {entry.get("family", "alc") for entry in battery_entries(original, original, True, ["membership"])} == {"membership"}
     with pytest.raises(ValueError, match="nonsense"):

@@ -51,10 +51,15 @@ class Split:
 
 @dataclass(frozen=True)
 class Kind:
-    """A release kind: whether it leaks (``yes``, ``no``, or ``weak``: reported, kept out of both goals) and how it is made."""
+    """A release kind: whether it leaks (``yes``, ``no``, or ``weak``: reported, kept out of both
+    goals), or how to tell from the split (``truth_of``), and how it is made."""
 
     truth: str
     make: Callable[[Split, int], pd.DataFrame]
+    truth_of: Callable[[Split], str] | None = None
+
+    def truth_for(self, parts: Split) -> str:
+        return self.truth if self.truth_of is None else self.truth_of(parts)
 
 
 def load_table(name: str) -> pd.DataFrame:
@@ -154,6 +159,15 @@ def _replaced(values: np.ndarray, level: float, rng: np.random.Generator) -> np.
     return categories[chosen]
 
 
+def _rare_values_republished(parts: Split) -> str:
+    """Whether the members' columns shuffled apart give anyone away: ``yes`` when some member holds
+    a value no other member holds (republished, it singles them out), ``no`` when every value is
+    shared (child's and insurance's few categories): the release is then the members' marginal
+    counts, as the smoothed marginals are, and no attack on a person can tell a member by it."""
+    rare = any((parts.members[column].value_counts(dropna=False) == 1).any() for column in parts.members.columns)
+    return "yes" if rare else "no"
+
+
 def _smoothed(parts: Split, seed: int) -> pd.DataFrame:
     """``smoothed_marginals`` of the members."""
     return _restored(smoothed_marginals(_categorical_view(parts.members), seed), parts.members)
@@ -167,7 +181,7 @@ KINDS: dict[str, Kind] = {
     "swap_20": Kind("yes", lambda parts, seed: swap_frame(parts.members, 0.2, seed)),
     "swap_80": Kind("weak", lambda parts, seed: swap_frame(parts.members, 0.8, seed)),
     # every column's values republished: a member's rare value singles them out
-    "marginals": Kind("yes", lambda parts, seed: marginals(parts.members, seed)),
+    "marginals": Kind("yes", lambda parts, seed: marginals(parts.members, seed), _rare_values_republished),
     "bootstrap": Kind("no", lambda parts, seed: parts.others.sample(len(parts.members), replace=True, random_state=seed)),
     "smoothed_marginals": Kind("no", _smoothed),
     "independent_marginals_others": Kind("no", lambda parts, seed: marginals(parts.others.iloc[: len(parts.members)], seed)),

@@ -131,7 +131,7 @@ def run_release(table: str, seed: int, name: str, parts: Split, modes: list[bool
             "table": table,
             "seed": seed,
             "release": name,
-            "truth": KINDS[name].truth,
+            "truth": KINDS[name].truth_for(parts),
             "with_control": with_control,
             "n_members": len(parts.members),
             **check(parts, release, with_control, seed, output),

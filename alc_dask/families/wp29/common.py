@@ -6,12 +6,22 @@ of the control table (non-members): the control's success is what the release te
 so the risk counts only the excess. A random baseline checks that the attack is an attack at all.
 Their predictions name the records attacked (rows of the original, side ``attack``; of the control,
 side ``control``) and whether the attack hit them, so that a custodian can see who is exposed.
+
+**Without a control table** (``reference: original``) the members' success through the release is
+compared with their success through the original's other people, the same attack on the same
+people, each searched among rows of everyone but themselves (``OthersOfTheOriginal``): the release
+cut to at most the original's size less one, the original to at most the release's size plus one,
+so that each person meets as many rows on both sides. A release of other people of the same
+population is then, for every person, a sample of others as large as the one it is compared with,
+and the two successes differ by chance alone; a release made from its members succeeds more on
+them. The control side's predictions are then the same members (side ``others``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, ClassVar
+from dataclasses import dataclass
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -84,6 +94,13 @@ class Wp29Family(EvaluationFamily):
         "the attack succeeds on every person not in the release as well: its success owes nothing to the release, whose risk cannot be measured"
     )
     """Why an evaluation whose attack succeeded on every control record cannot speak of the release."""
+
+    def identity(self) -> dict:
+        """All parameters, ``reference`` left out when it is the control table: evaluations from before it existed keep their ids and seeds."""
+        identity = super().identity()
+        if identity.get("reference") == "control":
+            del identity["reference"]
+        return identity
 
     @classmethod
     def headline_interval(cls, row):
@@ -166,16 +183,57 @@ class Wp29Params(FamilyParams):
     table: Annotated[int, Field(ge=0)] = 0
     """Which anonymized table of the release is attacked (its position in ``release.anonymized``)."""
     confidence_level: Annotated[float, Field(gt=0, lt=1)] = 0.95
+    reference: Literal["control", "original"] = "control"
+    """Who the members' success is compared with: the control table's people, or, without one
+    (``original``), the members themselves attacked through the original's other people (see the module)."""
 
 
-def attacked_tables(release: Release, params: Wp29Params, family: str) -> tuple[EncodedTable, EncodedTable]:
+def attacked_tables(release: Release, params: Wp29Params, family: str) -> tuple[EncodedTable, EncodedTable | None]:
     """The anonymized table and the control table in this process (gathered from a cluster's
-    workers: Anonymeter's evaluators search whole tables), or a ``ScenarioError`` naming what is missing."""
+    workers: Anonymeter's evaluators search whole tables; no control with ``reference: original``),
+    or a ``ScenarioError`` naming what is missing."""
     if params.table >= len(release.anonymized):
         raise ScenarioError(f"{family}: table: {params.table} is not an anonymized table of the release (it has {len(release.anonymized)})")
+    if params.reference == "original":
+        return whole(release.anonymized[params.table]), None
     if release.control is None:
-        raise ScenarioError(f"{family}: the release has no control table (release.control): it needs original records not used for the release")
+        raise ScenarioError(
+            f"{family}: the release has no control table (release.control): it needs original records not used for the release, or reference: original"
+        )
     return whole(release.anonymized[params.table]), whole(release.control)
+
+
+@dataclass(frozen=True)
+class OthersOfTheOriginal:
+    """Without a control table: the attacked table and the original's rows each member is compared
+    through, at one size (``size`` rows for every member on both sides; see the module)."""
+
+    released: EncodedTable
+    """The anonymized table, or ``size`` of its rows drawn at random when it has more."""
+    others: EncodedTable
+    """``size + 1`` rows of the original (all of them when it has no more): each member among them
+    is searched among the others."""
+    rows: np.ndarray
+    """``others``' rows in the original's numbering."""
+
+    @classmethod
+    def of(cls, original: EncodedTable, anonymized: EncodedTable, rng: np.random.Generator) -> OthersOfTheOriginal:
+        size = min(anonymized.n_rows, original.n_rows - 1)
+        if size < 1:
+            raise ScenarioError(f"reference: original needs two rows of the original or more to compare a person with others; it has {original.n_rows}")
+        kept = np.arange(original.n_rows) if size + 1 == original.n_rows else np.sort(rng.choice(original.n_rows, size + 1, replace=False))
+        released = anonymized if size == anonymized.n_rows else anonymized.rows(np.sort(rng.choice(anonymized.n_rows, size, replace=False)))
+        return cls(released, original.rows(kept), kept)
+
+
+def without_own_rows(found: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """(q, k) of ``found`` (q, k + 1 nearest rows among a table holding each query's own row ``own``):
+    each query's own row dropped, or its (k + 1)-th nearest where identical rows ranked before it."""
+    is_own = found == own[:, None]
+    dropped = np.where(is_own.any(axis=1), is_own.argmax(axis=1), found.shape[1] - 1)
+    kept = np.ones(found.shape, dtype=bool)
+    kept[np.arange(found.shape[0]), dropped] = False
+    return found[kept].reshape(found.shape[0], found.shape[1] - 1)
 
 
 def check_columns(release: Release, anonymized: EncodedTable, field: str, columns) -> None:

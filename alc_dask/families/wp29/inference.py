@@ -13,6 +13,11 @@ distance are ranked in a seeded random order, not by row number.
 Oprisanu & Troncoso 2022): the ALC family's ``ml_on_release`` attack with its defaults, for the
 original's targets and the control's alike (a continuous secret predicted as a number, chosen by
 how often it is right within ``tolerance``, which must then be above 0).
+
+Without a control table (``reference: original``) each member's secret is guessed from their
+nearest row in the release and from their nearest other person of the original
+(``wp29.common.OthersOfTheOriginal``): the nearest-row test of a release's leak, which tells a 20%
+swap or a 20% noisy copy from a release of other people where the ALC's threshold cannot.
 """
 
 from __future__ import annotations
@@ -26,7 +31,18 @@ from pydantic import Field, model_validator
 
 from alc_dask.data import ColumnKind, EncodedTable, ScenarioError
 from alc_dask.families.base import CheckExamples, Evaluation, column
-from alc_dask.families.wp29.common import BATTERY_ATTACKS, WP29_FIELDS, Wp29Family, Wp29Params, attacked, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.wp29.common import (
+    BATTERY_ATTACKS,
+    WP29_FIELDS,
+    OthersOfTheOriginal,
+    Wp29Family,
+    Wp29Params,
+    attacked,
+    attacked_tables,
+    check_columns,
+    without_own_rows,
+    wp29_measures,
+)
 from alc_dask.measure import AttackCounts, Tolerance
 from alc_dask.seeds import stream
 
@@ -46,6 +62,12 @@ class InferenceParams(Wp29Params):
     def _secret_not_known(self):
         if self.secret in self.aux_cols:
             raise ValueError(f"secret: {self.secret!r} is also one of the aux_cols; the attacker would know it already")
+        return self
+
+    @model_validator(mode="after")
+    def _reference_attack(self):
+        if self.reference == "original" and self.attack != "nearest":
+            raise ValueError(f"reference: original compares nearest rows; attack {self.attack!r} needs a control table (reference: control)")
         return self
 
 
@@ -94,15 +116,15 @@ class Inference(Wp29Family):
 
     @classmethod
     def battery(cls, tables):
-        """With a control table, each secret inferred from up to ``BATTERY_KNOWN`` other columns of the release."""
-        if not tables.has_control:
-            return []
+        """Each secret inferred from up to ``BATTERY_KNOWN`` other columns of the release; without a
+        control table, against the original's other people (``reference: original``)."""
         released = [c for c in tables.columns if c in tables.release.columns]
+        reference = {} if tables.has_control else {"reference": "original"}
         entries = []
         for secret in tables.secrets:
             known = [c for c in released if c != secret][:BATTERY_KNOWN]
             if known:
-                entries.append({"family": cls.name, "secret": secret, "aux_cols": known, "n_attacks": BATTERY_ATTACKS})
+                entries.append({"family": cls.name, "secret": secret, "aux_cols": known, "n_attacks": BATTERY_ATTACKS, **reference})
         return entries
 
     def describe(self) -> str:
@@ -130,6 +152,8 @@ class Inference(Wp29Family):
         self.check(release)
         anonymized, control = attacked_tables(release, p, self.name)
         rng = stream(seed, "inference")
+        if control is None:
+            return self._against_others(release, anonymized, rng)
         n_main, n_control, n_baseline = (min(p.n_attacks, t.n_rows) for t in (release.original, control, anonymized))
         targets = {"attack": np.sort(rng.choice(release.original.n_rows, n_main, replace=False))}
         targets["control"] = np.sort(rng.choice(control.n_rows, n_control, replace=False))
@@ -139,9 +163,34 @@ class Inference(Wp29Family):
         guess = self._model_guess(release, anonymized, seed) if p.attack == "ml_on_release" else self._nearest_guess(release, anonymized, rng)
         right = {"attack": guess(main), "control": guess(held_out)}
         counts = AttackCounts(n_main, int(right["attack"].sum()), n_baseline, int(baseline_right.sum()), n_control, int(right["control"].sum()))
-        constant = len(np.unique(release.original.column_array(p.secret))) < 2  # np.unique counts every NaN as one value
-        warnings = [_tells_nothing(p.secret)] if constant else []
-        return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, warnings)}, attacked(targets, right))
+        return Evaluation({**self.labels(), **wp29_measures(counts, p.confidence_level, self._warnings(release))}, attacked(targets, right))
+
+    def _against_others(self, release, anonymized: EncodedTable, rng: np.random.Generator) -> Evaluation:
+        """Without a control table: each member's secret guessed from the release and from the
+        original's other people, at one size (``OthersOfTheOriginal``); the random baseline as ever."""
+        from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
+
+        p = self.params
+        sides = OthersOfTheOriginal.of(release.original, anonymized, rng)
+        n_main = min(p.n_attacks, sides.others.n_rows)
+        positions = np.sort(rng.choice(sides.others.n_rows, n_main, replace=False))
+        members = sides.others.rows(positions)
+        secrets = self._secret(release, members)
+        n_baseline = min(n_main, sides.released.n_rows)
+        guessed = rng.choice(sides.released.n_rows, n_baseline, replace=False)
+        baseline_right = self._right(self._secret(release, sides.released)[guessed], secrets[:n_baseline], release)
+        right = {"attack": self._attack(release, members, ShuffledTable.of(sides.released, rng))}
+        nearest_other = without_own_rows(ShuffledTable.of(sides.others, rng).k_nearest(members, p.aux_cols, 2), positions)[:, 0]
+        right["others"] = self._right(self._secret(release, sides.others)[nearest_other], secrets, release)
+        counts = AttackCounts(n_main, int(right["attack"].sum()), n_baseline, int(baseline_right.sum()), n_main, int(right["others"].sum()))
+        people = sides.rows[positions]
+        return Evaluation(
+            {**self.labels(), **wp29_measures(counts, p.confidence_level, self._warnings(release))}, attacked({"attack": people, "others": people}, right)
+        )
+
+    def _warnings(self, release) -> list[str]:
+        constant = len(np.unique(release.original.column_array(self.params.secret))) < 2  # np.unique counts every NaN as one value
+        return [_tells_nothing(self.params.secret)] if constant else []
 
     def _nearest_guess(self, release, anonymized: EncodedTable, rng):
         """Whether the nearest anonymized row's secret is right, as a function of the targets."""

@@ -8,6 +8,9 @@ rule); the target is linked when the two neighbour sets share a row. Targets are
 sets at random. Rows at equal distance are ranked in a seeded random order, drawn apart for each half: a shared
 order (by row number, say) would make both halves prefer the same rows, and a table that cannot
 tell its rows apart would seem to link everyone.
+
+Without a control table (``reference: original``) each member is linked through the release and
+through the original's other people, at one size (``wp29.common.OthersOfTheOriginal``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,17 @@ from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
 from alc_dask.families.base import CheckExamples, Evaluation
-from alc_dask.families.wp29.common import BATTERY_ATTACKS, Wp29Family, Wp29Params, attacked, attacked_tables, check_columns, wp29_measures
+from alc_dask.families.wp29.common import (
+    BATTERY_ATTACKS,
+    OthersOfTheOriginal,
+    Wp29Family,
+    Wp29Params,
+    attacked,
+    attacked_tables,
+    check_columns,
+    without_own_rows,
+    wp29_measures,
+)
 from alc_dask.families.wp29.draws import samples_without_replacement
 from alc_dask.measure import AttackCounts
 from alc_dask.seeds import stream
@@ -57,15 +70,16 @@ class Linkability(Wp29Family):
 
     @classmethod
     def battery(cls, tables):
-        """With a control table, the first half of the release's columns against the other half, as
-        Anonymeter's examples split them: on the generators benchmark four quasi-identifiers against
-        three other columns linked a copy of tx2019's 24 columns for 10% of people where the halves
-        link it for 99.7%."""
+        """The first half of the release's columns against the other half, as Anonymeter's examples
+        split them (on the generators benchmark four quasi-identifiers against three other columns
+        linked a copy of tx2019's 24 columns for 10% of people where the halves link it for 99.7%);
+        without a control table, against the original's other people (``reference: original``)."""
         columns = [c for c in tables.columns if c in tables.release.columns]
         half = len(columns) // 2
-        if not tables.has_control or half == 0:
+        if half == 0:
             return []
-        return [{"family": cls.name, "aux_cols": [columns[:half], columns[half:]], "n_neighbors": 10, "n_attacks": BATTERY_ATTACKS}]
+        reference = {} if tables.has_control else {"reference": "original"}
+        return [{"family": cls.name, "aux_cols": [columns[:half], columns[half:]], "n_neighbors": 10, "n_attacks": BATTERY_ATTACKS, **reference}]
 
     @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:
@@ -88,6 +102,8 @@ class Linkability(Wp29Family):
         self.check(release)
         anonymized, control = attacked_tables(release, p, self.name)
         rng = stream(seed, "linkability")
+        if control is None:
+            return self._against_others(release, anonymized, rng)
         n_main, n_control = min(p.n_attacks, release.original.n_rows), min(p.n_attacks, control.n_rows)
         from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
 
@@ -104,6 +120,25 @@ class Linkability(Wp29Family):
             if n < p.n_attacks
         ]
         return Evaluation(wp29_measures(counts, p.confidence_level, warnings), attacked(targets, {"attack": main_links, "control": control_links}))
+
+    def _against_others(self, release, anonymized, rng: np.random.Generator) -> Evaluation:
+        """Without a control table: each member linked through the release and through the
+        original's other people, at one size (``OthersOfTheOriginal``); the random baseline as ever."""
+        from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
+
+        p = self.params
+        sides = OthersOfTheOriginal.of(release.original, anonymized, rng)
+        n_main = min(p.n_attacks, sides.others.n_rows)
+        positions = np.sort(rng.choice(sides.others.n_rows, n_main, replace=False))
+        members, k = sides.others.rows(positions), min(p.n_neighbors, sides.released.n_rows)
+        through_release = [ShuffledTable.of(sides.released, rng).k_nearest(members, half, k) for half in p.aux_cols]
+        through_others = [without_own_rows(ShuffledTable.of(sides.others, rng).k_nearest(members, half, k + 1), positions) for half in p.aux_cols]
+        links = {"attack": _shared(*through_release), "others": _shared(*through_others)}
+        random_sets = [_random_neighbours(sides.released.n_rows, p.n_attacks, k, rng) for _ in range(2)]
+        counts = AttackCounts(n_main, int(links["attack"].sum()), p.n_attacks, int(_shared(*random_sets).sum()), n_main, int(links["others"].sum()))
+        warnings = [f"only {n_main} of the {p.n_attacks} attacks asked for: the original has {n_main} rows to compare"] if n_main < p.n_attacks else []
+        people = sides.rows[positions]
+        return Evaluation(wp29_measures(counts, p.confidence_level, warnings), attacked({"attack": people, "others": people}, links))
 
     def _links(self, table, orders: list[ShuffledTable], rows: np.ndarray) -> np.ndarray:
         """Per row of ``table`` (in increasing order), whether it is linked."""

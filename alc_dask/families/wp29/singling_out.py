@@ -13,6 +13,16 @@ risk's interval. Rows are compared, not distinct rows: two samples of one popula
 differ in their duplicates by chance, and reading that as a difference of size would scale and
 widen for nothing. The baseline draws random predicates. The predictions name the record each
 successful predicate isolates (of identical records, the first), in the original and in the control.
+
+**Without a control table** (``reference: original``) the original is cut at random in two halves:
+the people attacked, and others. Predicates made from the release and predicates made from the
+others, each source cut to as many rows as the other (and no more than half the original), are
+checked on the people attacked. A release of other people of the same population is then a
+sample as large as the others and as unrelated to the people attacked, so both sets of predicates
+single them out as often up to chance; a release that republishes its members' rare values
+singles out the attacked half's. Half of a release's people are outside the attacked half, so
+the risk read this way is about half the one a control table shows: a weaker test, never a
+false alarm.
 """
 
 from __future__ import annotations
@@ -167,14 +177,13 @@ class SinglingOut(Wp29Family):
 
     @classmethod
     def battery(cls, tables):
-        """With a control table, univariate predicates and multivariate ones on as many columns as
-        ``predicate_columns`` finds."""
-        if not tables.has_control:
-            return []
+        """Univariate predicates and multivariate ones on as many columns as ``predicate_columns``
+        finds; without a control table, against other people of the original (``reference: original``)."""
         n_cols = predicate_columns(tables.release[[c for c in tables.columns if c in tables.release.columns]])
+        reference = {} if tables.has_control else {"reference": "original"}
         return [
-            {"family": cls.name, "mode": "univariate", "n_attacks": BATTERY_PREDICATES},
-            {"family": cls.name, "mode": "multivariate", "n_cols": n_cols, "n_attacks": BATTERY_PREDICATES, "max_attempts": BATTERY_ATTEMPTS},
+            {"family": cls.name, "mode": "univariate", "n_attacks": BATTERY_PREDICATES, **reference},
+            {"family": cls.name, "mode": "multivariate", "n_cols": n_cols, "n_attacks": BATTERY_PREDICATES, "max_attempts": BATTERY_ATTEMPTS, **reference},
         ]
 
     def describe(self) -> str:
@@ -192,14 +201,13 @@ class SinglingOut(Wp29Family):
         self.check(release)
         anonymized, control = attacked_tables(release, p, self.name)
         columns = self._columns(anonymized)
+        rng = stream(seed, "singling out")
+        if control is None:
+            return self._against_others(release, anonymized, columns, rng)
         original_table = whole(release.original)
         synthetic, original, held_out = (RowMatrix.of(release, t, columns) for t in (anonymized, original_table, control))
-        rng = stream(seed, "singling out")
-        if p.mode == "univariate":
-            predicates, attempts = univariate_predicates(synthetic, p.n_attacks, rng), None
-        else:
-            predicates, attempts = multivariate_predicates(synthetic, p.n_attacks, p.n_cols, p.max_attempts, rng)
-        baseline = random_predicates(synthetic, p.n_attacks, 1 if p.mode == "univariate" else p.n_cols, rng)
+        predicates, attempts = self._predicates(synthetic, rng)
+        baseline = self._baseline(synthetic, rng)
         singled_out = {"attack": isolated_records(predicates, original), "control": isolated_records(predicates, held_out)}
         n_control = int((singled_out["control"] >= 0).sum())
         control_range = (None, None)
@@ -215,14 +223,53 @@ class SinglingOut(Wp29Family):
             n_control_attacks=len(predicates),
             n_control_success=n_control,
         )
-        warnings = []
-        if len(predicates) < p.n_attacks:
-            tried = f" in {attempts} attempts" if attempts else ""
-            warnings.append(
-                f"only {len(predicates)} of the {p.n_attacks} predicates asked for could be made{tried}; the risk is scored on those and may be underestimated"
-            )
-        measures = wp29_measures(counts, p.confidence_level, warnings) | dict(zip(("control_success_low", "control_success_high"), control_range))
-        return Evaluation(measures, hits_table(singled_out))
+        measures = wp29_measures(counts, p.confidence_level, self._warnings(len(predicates), attempts))
+        return Evaluation(measures | dict(zip(("control_success_low", "control_success_high"), control_range)), hits_table(singled_out))
+
+    def _against_others(self, release, anonymized, columns: tuple[str, ...], rng: np.random.Generator) -> Evaluation:
+        """Without a control table: predicates made from the release and from other people of the
+        original, as many rows each, single out people of the original's other half (see the module)."""
+        p = self.params
+        original = whole(release.original)
+        half = original.n_rows // 2
+        size = min(original.n_rows - half, anonymized.n_rows)
+        if half < 1:
+            raise ScenarioError(f"singling_out: reference: original needs two rows of the original or more; it has {original.n_rows}")
+        order = rng.permutation(original.n_rows)
+        people, others = np.sort(order[:half]), np.sort(order[half : half + size])
+        released = anonymized if size == anonymized.n_rows else anonymized.rows(np.sort(rng.choice(anonymized.n_rows, size, replace=False)))
+        targets = RowMatrix.of(release, original.rows(people), columns)
+        sources = {"attack": RowMatrix.of(release, released, columns), "others": RowMatrix.of(release, original.rows(others), columns)}
+        made = {side: self._predicates(source, rng) for side, source in sources.items()}
+        baseline = self._baseline(sources["attack"], rng)
+        singled_out = {side: isolated_records(predicates, targets) for side, (predicates, _) in made.items()}
+        counts = AttackCounts(
+            n_attacks=len(made["attack"][0]),
+            n_success=int((singled_out["attack"] >= 0).sum()),
+            n_baseline_attacks=len(baseline),
+            n_baseline_success=int((count_matches(baseline, targets) == 1).sum()),
+            n_control_attacks=len(made["others"][0]),
+            n_control_success=int((singled_out["others"] >= 0).sum()),
+        )
+        measures = wp29_measures(counts, p.confidence_level, self._warnings(len(made["attack"][0]), made["attack"][1]))
+        in_original = {side: np.where(found >= 0, people[np.maximum(found, 0)], -1) for side, found in singled_out.items()}
+        return Evaluation(measures | {"control_success_low": None, "control_success_high": None}, hits_table(in_original))
+
+    def _predicates(self, synthetic: RowMatrix, rng: np.random.Generator) -> tuple[Predicates, int | None]:
+        """The predicates made from ``synthetic`` and the multivariate attempts it took (None: univariate)."""
+        p = self.params
+        if p.mode == "univariate":
+            return univariate_predicates(synthetic, p.n_attacks, rng), None
+        return multivariate_predicates(synthetic, p.n_attacks, p.n_cols, p.max_attempts, rng)
+
+    def _baseline(self, synthetic: RowMatrix, rng: np.random.Generator) -> Predicates:
+        return random_predicates(synthetic, self.params.n_attacks, 1 if self.params.mode == "univariate" else self.params.n_cols, rng)
+
+    def _warnings(self, made: int, attempts: int | None) -> list[str]:
+        if made >= self.params.n_attacks:
+            return []
+        tried = f" in {attempts} attempts" if attempts else ""
+        return [f"only {made} of the {self.params.n_attacks} predicates asked for could be made{tried}; the risk is scored on those and may be underestimated"]
 
     def _columns(self, anonymized) -> tuple[str, ...]:
         return tuple(self.params.columns) if self.params.columns else anonymized.columns

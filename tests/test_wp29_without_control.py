@@ -2,6 +2,8 @@
 compared with the original's other people. Known truth: a release made from the members must be
 flagged, a release of other people of the same population must not."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -43,6 +45,12 @@ def test_inference_of_a_release_of_other_people_is_their_success_among_the_origi
     assert row["privacy_risk_high"] < THRESHOLD
     assert abs(row["attack_rate"] - row["control_rate"]) < 0.05  # two samples of other people, as large: alike up to chance
     assert row["n_control_attacks"] == row["n_attacks"] == 2000
+
+
+def test_the_evidence_says_whom_the_members_were_set_against(truth):
+    row = _measured(Inference(aux_cols=AUX, secret="education", n_attacks=500, reference="original"), truth, "copy")
+    assert "from the original's other people, for the same people" in Inference.evidence({**row, "params": json.dumps({"reference": "original"})})
+    assert "for people not in it" in Inference.evidence({**row, "params": json.dumps({"reference": "control"})})
 
 
 def test_linkability_flags_a_copy_and_not_other_people_without_a_control_table(truth):

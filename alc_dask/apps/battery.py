@@ -23,8 +23,10 @@ The battery chooses once what every family shares, and why:
 - **The population**: ``POPULATION_FACTOR`` times the original's rows (the release taken as a 10%
   sample of it), for identification and membership's skew.
 
-What each family adds is its own (see each family's ``battery``); the families that compare members
-with non-members add nothing without a control table, and the verdict says so.
+What each family adds is its own (see each family's ``battery``). Without a control table, membership
+and Anonymeter's three evaluators set the members against the original's other people
+(``reference: original``); the families that need the control's people add nothing, and the
+verdict says so.
 """
 
 from __future__ import annotations

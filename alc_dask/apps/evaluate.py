@@ -106,9 +106,10 @@ def evaluate(
     """``alc-dask check`` from Python: the default battery of evaluations on a release, and its verdict.
 
     The battery (``alc_dask.apps.battery``) chooses secrets and quasi-identifiers from the columns'
-    order and kinds, and runs every family the inputs allow on a local Dask cluster: the ALC and
-    identification on any release; with a control table, Anonymeter's three evaluators and
-    membership inference too. It runs the same from a script (no ``if __name__ == "__main__":``
+    order and kinds, and runs every family the inputs allow on a local Dask cluster: the ALC,
+    identification, membership and Anonymeter's three evaluators on any release (without a control
+    table, membership and Anonymeter's set the members against the original's other people); with
+    a control table, the disclosure measures too. It runs the same from a script (no ``if __name__ == "__main__":``
     guard needed: the cluster's workers do not import the main module), a notebook or a prompt.
 
     Parameters

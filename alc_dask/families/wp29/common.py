@@ -19,6 +19,7 @@ them. The control side's predictions are then the same members (side ``others``)
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, ClassVar, Literal
@@ -158,6 +159,13 @@ class Wp29Family(EvaluationFamily):
     def exposure(cls, row: Mapping) -> str:
         """What a hit says of a record, in a few words and never a value of the data."""
         raise NotImplementedError
+
+
+def by_reference(row: Mapping, control: str, original: str) -> str:
+    """``control`` or ``original``: the evidence's words for whom a stored row's members were set against (its ``params``' ``reference``)."""
+    params = row.get("params")
+    reference = json.loads(params).get("reference") if isinstance(params, str) else None
+    return original if reference == "original" else control
 
 
 def _counts(row: Mapping) -> AttackCounts:

@@ -39,6 +39,7 @@ from alc_dask.families.wp29.common import (
     Wp29Params,
     attacked,
     attacked_tables,
+    by_reference,
     check_columns,
     without_own_rows,
     wp29_measures,
@@ -90,7 +91,8 @@ class Inference(Wp29Family):
 
     @classmethod
     def evidence(cls, row) -> str:
-        return f"{row['secret']!r} is inferred right from the release for {float(row['attack_rate']):.1%} of people of the original; for people not in it, {float(row['control_rate']):.1%}"
+        others = by_reference(row, "for people not in it", "from the original's other people, for the same people")
+        return f"{row['secret']!r} is inferred right from the release for {float(row['attack_rate']):.1%} of people of the original; {others}, {float(row['control_rate']):.1%}"
 
     fields = (
         column("secret", pa.string(), "the column the attack guesses"),

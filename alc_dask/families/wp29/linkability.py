@@ -29,6 +29,7 @@ from alc_dask.families.wp29.common import (
     Wp29Params,
     attacked,
     attacked_tables,
+    by_reference,
     check_columns,
     without_own_rows,
     wp29_measures,
@@ -62,7 +63,8 @@ class Linkability(Wp29Family):
 
     @classmethod
     def evidence(cls, row) -> str:
-        return f"{float(row['attack_rate']):.1%} of people of the original are linked across the two halves of their columns through the release; of people not in it, {float(row['control_rate']):.1%}"
+        others = by_reference(row, "of people not in it", "through the original's other people, of the same people")
+        return f"{float(row['attack_rate']):.1%} of people of the original are linked across the two halves of their columns through the release; {others}, {float(row['control_rate']):.1%}"
 
     @classmethod
     def exposure(cls, row) -> str:

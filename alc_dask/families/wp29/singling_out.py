@@ -45,6 +45,7 @@ from alc_dask.families.wp29.common import (
     Wp29Family,
     Wp29Params,
     attacked_tables,
+    by_reference,
     check_columns,
     hits_table,
     wp29_measures,
@@ -159,7 +160,8 @@ class SinglingOut(Wp29Family):
     def evidence(cls, row) -> str:
         if not row.get("n_attacks"):
             return NOTHING_ATTACKED
-        sentence = f"{float(row['attack_rate']):.1%} of the predicates made from the release single out one person of the original; on people not in it, {float(row['control_rate']):.1%}"
+        others = by_reference(row, "on people not in it", "of those made from the original's other people, on the same people")
+        sentence = f"{float(row['attack_rate']):.1%} of the predicates made from the release single out one person of the original; {others}, {float(row['control_rate']):.1%}"
         fewest, most = (_number(row.get(name)) for name in ("control_success_low", "control_success_high"))
         if math.isfinite(fewest) and math.isfinite(most):
             n = float(row["n_attacks"])

@@ -22,7 +22,7 @@ API = {
     "alc_dask.anonymize": None,
     "alc_dask.families": ("CheckExamples", "Evaluation", "EvaluationFamily", "FamilyParams", "HeadlineInterval", "column", "family_names", "get_family"),
     "alc_dask.results": ("read_scores", "read_predictions"),
-    "alc_dask.testing": ("check_family", "FamilyCheck", "ContractError", "demo_columns"),
+    "alc_dask.testing": ("check_family", "family_checks", "parametrize_with_checks", "NamedCheck", "FamilyCheck", "ContractError", "demo_columns"),
     "alc_dask.testing.truth": ("truth_releases", "TruthReleases"),
     "alc_dask.measure.pitman_yor": ("PitmanYor",),
     "alc_dask.measure.scaling_fits": ("Fit", "fit_correctness", "fit_profile", "fit_baselines"),

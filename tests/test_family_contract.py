@@ -1,7 +1,7 @@
-"""Every registered family keeps the family contract (``alc_dask.testing.check_family``), as
-scikit-learn's ``parametrize_with_checks`` runs every estimator through its checks; so does the
-plugin example, installed as a user installs it; and the check names the part of the contract a
-family breaks."""
+"""Every registered family keeps the family contract, each named check its own test
+(``alc_dask.testing.family_checks``), as scikit-learn's ``parametrize_with_checks`` runs every
+estimator through its checks; so does the plugin example, installed as a user installs it; and a
+family breaking part of the contract fails exactly the checks of that part."""
 
 import os
 import re
@@ -16,39 +16,38 @@ import pyarrow as pa
 import pytest
 from test_family_plugins import PLUGIN_FAMILY, install, on_path
 
-from alc_dask.families import EvaluationFamily, FamilyParams, family_names, get_family
-from alc_dask.testing import ContractError, check_family, demo_columns
+from alc_dask.families import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, family_names, get_family
+from alc_dask.testing import ContractError, check_family, demo_columns, family_checks
 from alc_dask.testing.contract import check_declarations, examples_of, registered
-from alc_dask.testing.demo import family_entries, write_demo, write_job
+from alc_dask.testing.demo import write_demo, write_job
 from alc_dask.testing.leak import check_copy_worse_than_fresh, check_exposure
-from alc_dask.testing.planning import check_measures, evaluated_here, pickled_by_value, planned
+from alc_dask.testing.planning import check_measures, pickled_by_value, planned
 from alc_dask.testing.values import same
 
 IN_THE_DEFAULT_RUN = "disclosure"
-"""The one family whose whole contract the default run checks (10-50 s each on two busy cores); the
-others run with ``-m long``, and their evaluations in the default run (below)."""
+"""The one family whose checks on a cluster the default run makes (10-50 s a family on two busy
+cores); the others' run with ``-m long``. Every family's checks without a cluster are in the default run."""
 
 
-def registered_families() -> list:
-    return [name if name == IN_THE_DEFAULT_RUN else pytest.param(name, marks=pytest.mark.long) for name in family_names()]
+def named_checks() -> list:
+    params = []
+    for name in family_names():
+        for check in family_checks(name):
+            slow = check.needs_cluster and name != IN_THE_DEFAULT_RUN
+            params.append(pytest.param(check, id=check.id, marks=pytest.mark.long if slow else ()))
+    return params
 
 
-@pytest.mark.parametrize("name", registered_families())
-def test_every_registered_family_keeps_the_contract(name, tmp_path):
-    check = check_family(name, tmp_path)
-    assert check.scenarios >= 1 and set(check.scores["family"]) == {name}
-    assert {"plan", "1 worker", "2 workers", "resume", "audit", "report"} <= set(check.seconds)
+@pytest.mark.parametrize("check", named_checks())
+def test_every_registered_family_keeps_the_contract(check):
+    check()
 
 
-@pytest.mark.parametrize("name", family_names())
-def test_every_family_writes_only_measures_it_declares_of_their_types(name, tmp_path):
-    """The part of the check that needs no cluster, for every family in the default run (the long ones included)."""
-    cls = get_family(name)
-    examples = examples_of(cls, demo_columns())
-    demo = write_demo(tmp_path, examples.release)
-    job = write_job(tmp_path, name, demo.checked, family_entries(name, examples.entries), examples.job_settings, seed=0)
-    scenarios, release = planned(cls, job)
-    assert len(evaluated_here(cls, scenarios, release)) == sum(not s.skipped for s in scenarios) >= 1
+@pytest.mark.long
+def test_check_family_runs_every_check_and_returns_what_it_ran(tmp_path):
+    check = check_family(IN_THE_DEFAULT_RUN, tmp_path)
+    assert check.scenarios >= 1 and set(check.scores["family"]) == {IN_THE_DEFAULT_RUN}
+    assert list(check.seconds) == [c.name for c in family_checks(IN_THE_DEFAULT_RUN)]
 
 
 class Declared(EvaluationFamily):
@@ -75,6 +74,78 @@ def test_declarations_breaking_the_contract_are_named(attributes, message):
     check_declarations(Declared)
     with pytest.raises(ContractError, match=re.escape(message)):
         check_declarations(type("Broken", (Declared,), attributes))
+
+
+class Examined(Declared):
+    """A family keeping its declarations, with entries that plan on the demo release."""
+
+    name = "examined"
+
+    @classmethod
+    def check_examples(cls, columns):
+        return CheckExamples([{}])
+
+    def evaluate(self, release, seed):
+        return Evaluation({"score": 0.5, "risk": "safe"})
+
+
+class RunDependentHeadline(Examined):
+    """Breaks the declarations: its headline may differ between runs."""
+
+    run_dependent = frozenset({"score"})
+
+
+class WritingMore(Examined):
+    """Breaks the evaluations: a measure it does not declare."""
+
+    def evaluate(self, release, seed):
+        return Evaluation({"score": 0.5, "risk": "safe", "extra": 1})
+
+
+@pytest.fixture
+def installed_as_examined(monkeypatch):
+    """Installs a class of this module as the family ``examined`` in this process (planning finds it; workers would not)."""
+    from alc_dask.families import registry
+    from alc_dask.jobs.spec import job_model
+
+    def install(cls):
+        real = registry.installed
+        monkeypatch.setattr(registry, "installed", lambda group: {**real(group), "examined": f"{__name__}:{cls.__name__}"})
+        job_model.cache_clear()
+        return cls
+
+    yield install
+    job_model.cache_clear()
+
+
+def _failed_off_the_cluster(family) -> set[str]:
+    failed = set()
+    for check in family_checks(family):
+        if not check.needs_cluster:
+            try:
+                check()
+            except ContractError:
+                failed.add(check.name)
+    return failed
+
+
+@pytest.mark.parametrize(("family", "failing"), [(Examined, set()), (RunDependentHeadline, {"declarations"}), (WritingMore, {"evaluate here"})])
+def test_a_family_breaking_one_part_of_the_contract_fails_exactly_its_checks(installed_as_examined, family, failing):
+    assert _failed_off_the_cluster(installed_as_examined(family)) == failing
+
+
+def test_a_class_not_installed_is_told_why_its_checks_cannot_plan():
+    with pytest.raises(ContractError, match=re.escape("registration: a job finds a family by its entry point")):
+        [check() for check in family_checks(Examined) if check.name == "plan"]
+
+
+def test_check_family_reports_every_check_that_fails_not_the_first_alone():
+    with pytest.raises(ContractError) as error:
+        check_family(RunDependentHeadline)
+    message = str(error.value)
+    every_check = ", ".join(check.name for check in family_checks(RunDependentHeadline))
+    assert message.startswith(f"family 'examined', {every_check}: declarations: run_dependent: the headline and the risk label must not depend")
+    assert "| plan: registration: a job finds a family by its entry point" in message  # not installed: said by every check that needs it
 
 
 def test_a_family_without_check_examples_is_told_what_to_write():
@@ -147,6 +218,8 @@ def test_a_check_refuses_a_folder_holding_files(tmp_path):
     (tmp_path / "results").mkdir()
     with pytest.raises(ValueError, match="not empty; check_family writes its releases and results in a folder of its own"):
         check_family("singling_out", tmp_path)
+    with pytest.raises(ValueError, match="not empty"):
+        next(family_checks("singling_out", tmp_path))
 
 
 def test_an_unregistered_name_is_refused_naming_the_known_families():
@@ -225,7 +298,7 @@ def test_the_plugin_example_installed_passes_its_own_tests_and_the_contract(plug
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(PLUGIN_FAMILY / "tests")]
     run = subprocess.run(command, cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "3 passed" in run.stdout
+    assert "11 passed" in run.stdout  # its own three tests, and the contract's eight checks
 
 
 @pytest.mark.long

@@ -14,6 +14,7 @@ from distributed import Client, LocalCluster
 
 from alc_dask import run_job
 from alc_dask.apps.synthetic import make_population
+from alc_dask.families import get_family
 from alc_dask.families.presentation import Section
 from alc_dask.jobs import validate_job
 from alc_dask.report import as_html, as_markdown, as_text, summarize, write_report
@@ -182,6 +183,23 @@ def test_a_family_of_no_criterion_gets_a_row_of_its_own_and_alc_answers_inferenc
     assert view.loc["other", "label"] == "flagged" and view.loc["other", "evaluations behind it"] == "my_plugin: 1 (1 flagged)"
     assert view.loc["inference", "label"] == "inconclusive" and view.loc["inference", "worst evidence"] == "alc found"
     assert view.loc["singling out", "label"] == NOT_EVALUATED
+
+
+def test_a_family_declares_the_criterion_it_answers_and_the_report_names_none(monkeypatch):
+    """The regulator's view reads each family's ``criterion``: one of its own gets a row of its own."""
+    from alc_dask.report import regulator
+
+    class OwnQuestion:
+        criterion = "re-identification by a data broker"
+
+    installed = {"alc": get_family("alc"), "broker": OwnQuestion}
+    monkeypatch.setattr(regulator, "family_names", lambda: list(installed))
+    monkeypatch.setattr(regulator, "get_family", installed.__getitem__)
+    headline = Headline(name="score", value=0.9, low=0.8, high=1.0, threshold=0.5, threshold_source="here")
+    evaluation = EvaluationVerdict(family="broker", id="broker-1", release="r", params={}, label="flagged", headline=headline, evidence="found", measures={})
+    view = regulators_view(Verdict(verdict="flagged", evaluations=[evaluation], thresholds={"broker": 0.5})).set_index("criterion")
+    assert view.loc["re-identification by a data broker", "label"] == "flagged" and "other" not in view.index
+    assert view.loc["inference", "evaluations behind it"] == "none (alc not run)"
 
 
 def test_per_record_exposure_is_in_the_internal_report_only(copy_scores, exposure, tmp_path):

@@ -2,6 +2,7 @@
 
 from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column
 from alc_dask.families.registry import DEFAULT_FAMILY, FAMILY_GROUP, family_names, get_family
+from alc_dask.measure.verdict import Threshold
 
 __all__ = [
     "CheckExamples",
@@ -14,4 +15,5 @@ __all__ = [
     "FamilyParams",
     "family_names",
     "get_family",
+    "Threshold",
 ]

@@ -180,14 +180,25 @@ class CheckExamples:
 class EvaluationFamily:
     """One kind of privacy evaluation: the base class of every family, built in or a plugin's.
 
-    Subclasses set ``name`` (what a job's ``family:`` says), ``Params`` (a `FamilyParams`
-    model), ``fields`` (the pyarrow fields of the measures they write, each described: see
-    `column`; the results hold them in a table of the family's own) and ``headline`` (the field
-    summaries rank by and audits compare: higher means more exposed), and implement ``check``,
-    ``evaluate``, ``labels`` and ``check_examples`` (the entries ``alc_dask.testing.check_family``
-    checks the contract with). A ``risk`` field (a label of ``alc_dask.measure.LABELS``) is in
-    every family's measures, so reports and audits speak one language across families. A package
-    registers its family by an entry point in the ``alc_dask.families`` group.
+    **What a family must write**: ``name`` (what a job's ``family:`` says), ``Params`` (a
+    `FamilyParams` model), ``fields`` (the pyarrow fields of the measures it writes, each
+    described: see `column`; a ``risk`` label of ``alc_dask.measure.LABELS`` among them, so reports
+    and audits speak one language across families), ``headline`` (the field summaries rank by and
+    audits compare: higher means more exposed), ``evaluate`` and ``check_examples`` (the entries
+    ``alc_dask.testing.family_checks`` checks the contract with). A package registers its family by
+    an entry point in the ``alc_dask.families`` group.
+
+    **What it may write, by role** (each with a default that works):
+
+    - evaluating: ``check`` (release-dependent errors; none), ``labels`` (measures known before
+      evaluating; none), ``describe``, ``identity``, ``shared_work``;
+    - judging: ``threshold``, ``headline_interval`` and ``scale`` (without the first two every
+      evaluation is inconclusive), ``criterion`` (the regulator's question, else "other"),
+      ``breaches``, ``not_informative``, ``detectable``, ``evidence``, ``chosen_among`` and
+      ``corrected_headline_interval`` (a correction for the worst of several);
+    - planning: ``Entry``, ``plan``, ``generators``, ``JobSettings``, ``scored_settings``,
+      ``battery`` and ``battery_settings`` (what ``check`` adds; none);
+    - reading stored rows: ``report_section``, ``exposed``, ``run_dependent``.
 
     Parameters
     ----------
@@ -319,6 +330,11 @@ class EvaluationFamily:
     states none, and its evaluations are inconclusive in a verdict."""
     scale: ClassVar[str] = ""
     """What the headline measures, in its own units (one phrase, for the verdict's scorecard)."""
+    criterion: ClassVar[str | None] = None
+    """The regulator's question this family answers, for the report's regulator's view: one of the
+    WP29 criteria (``"singling out"``, ``"linkability"``, ``"inference"``), the ICO motivated-intruder
+    test's (``"membership"``, ``"identification"``), or a question of its own (a row of its own);
+    None: listed under "other"."""
 
     @classmethod
     def headline_interval(cls, row: Mapping[str, Any]) -> HeadlineInterval:

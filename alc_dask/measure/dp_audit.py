@@ -27,7 +27,9 @@ canaries instead). The rule is the project's own reading of these papers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -142,3 +144,10 @@ def epsilon_lower_bound(roc: Roc, delta: float = 0.0, confidence_level: float = 
         fpr_high=float(fpr_high[point]),
         complement=bool(complement[point] > direct[point]),
     )
+
+
+def generator_text(declared: Mapping[str, Any]) -> str:
+    """A declaration in a few words, e.g. "MST 0.1.0, ε = 1, δ = 1e-05"."""
+    words = " ".join(str(declared[key]) for key in ("name", "version") if declared.get(key))
+    promise = [f"{symbol} = {declared[key]:g}" for key, symbol in (("epsilon", "ε"), ("delta", "δ")) if declared.get(key) is not None]
+    return ", ".join([words, *promise])

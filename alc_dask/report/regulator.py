@@ -4,16 +4,9 @@ The three criteria of the Article 29 Working Party (Opinion 05/2014 on Anonymisa
 WP216, 2014, executive summary: singling out, linkability, inference), and the UK ICO's
 motivated-intruder test (ICO, Anonymisation, pseudonymisation and privacy enhancing technologies
 guidance, chapter 2, "What is the motivated intruder test?") asked of membership and identification.
-Each family answers exactly one criterion, so that no evaluation is counted twice:
-
-- singling out <- ``singling_out``
-- linkability <- ``linkability``
-- inference <- ``inference``, ``alc`` (attribute inference scored with the ALC), ``relative_threat``
-  (the Bayesian attacker's inference of the sensitive value of a group-anonymized release)
-- membership <- ``membership``
-- identification <- ``identification``
-
-Families of no criterion (plugins) are listed on a row of their own.
+Each family declares the one criterion it answers (``EvaluationFamily.criterion``), so that no
+evaluation is counted twice; a criterion of a family's own gets a row of its own, and families that
+declare none (or are not installed) are listed together under "other".
 """
 
 from __future__ import annotations
@@ -22,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from alc_dask.families import family_names, get_family
 from alc_dask.measure.verdict import worst
 from alc_dask.report.scorecard import by_family, number
 from alc_dask.report.verdict import Verdict
@@ -42,17 +36,15 @@ class Criterion:
     name: str
     question: str
     source: str
-    families: tuple[str, ...]
+    families: tuple[str, ...] = ()
 
 
 CRITERIA = (
-    Criterion("singling out", "Can a person of the original be isolated in the release?", WP29, ("singling_out",)),
-    Criterion("linkability", "Can two records of the same person be linked, within or across tables?", WP29, ("linkability",)),
-    Criterion(
-        "inference", "Can a person's attribute be deduced, with significant probability, from their others?", WP29, ("inference", "alc", "relative_threat")
-    ),
-    Criterion("membership", "Can a motivated intruder tell that a person they know of is in the original?", ICO, ("membership",)),
-    Criterion("identification", "Can a motivated intruder identify people, matching the release on what is known of them?", ICO, ("identification",)),
+    Criterion("singling out", "Can a person of the original be isolated in the release?", WP29),
+    Criterion("linkability", "Can two records of the same person be linked, within or across tables?", WP29),
+    Criterion("inference", "Can a person's attribute be deduced, with significant probability, from their others?", WP29),
+    Criterion("membership", "Can a motivated intruder tell that a person they know of is in the original?", ICO),
+    Criterion("identification", "Can a motivated intruder identify people, matching the release on what is known of them?", ICO),
 )
 
 
@@ -60,9 +52,14 @@ def regulators_view(verdict: Verdict) -> pd.DataFrame:
     """A row per criterion: the evaluations behind it per family, its label (the worst of theirs, or
     "not evaluated" when none is), the thresholds applied and the worst evidence."""
     grouped = by_family(verdict.evaluations)
-    mapped = {family for criterion in CRITERIA for family in criterion.families}
-    others = tuple(family for family in grouped if family not in mapped)
-    criteria = CRITERIA + ((Criterion("other", "Evaluations of families no criterion above maps", "", others),) if others else ())
+    declared = {name: get_family(name).criterion for name in family_names()}
+    criteria = [Criterion(c.name, c.question, c.source, tuple(f for f, answered in declared.items() if answered == c.name)) for c in CRITERIA]
+    known = {c.name for c in CRITERIA}
+    for own in sorted({answered for family, answered in declared.items() if family in grouped and answered not in known and answered is not None}):
+        criteria.append(Criterion(own, "A question its families declare (EvaluationFamily.criterion)", "", tuple(f for f, a in declared.items() if a == own)))
+    others = tuple(family for family in grouped if declared.get(family) is None)
+    if others:
+        criteria.append(Criterion("other", "Evaluations of families that declare no criterion", "", others))
     return pd.DataFrame([_row(criterion, verdict, grouped) for criterion in criteria], columns=COLUMNS)
 
 

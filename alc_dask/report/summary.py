@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from alc_dask.families.membership.dp import generator_text
+from alc_dask.measure.dp_audit import generator_text
 from alc_dask.measure.verdict import SEVERITY
 from alc_dask.report.sections import Section, section_for, with_family
 from alc_dask.report.verdict import Verdict, verdict_of

@@ -16,9 +16,10 @@ class ContractError(AssertionError):
 
     Examples
     --------
-    >>> from alc_dask.testing import ContractError, check_family
+    >>> from alc_dask.testing import ContractError, family_checks
+    >>> declarations = next(family_checks("no_such_family"))
     >>> try:
-    ...     check_family("no_such_family")
+    ...     declarations()
     ... except ContractError as error:
     ...     print(error.family, "|", error.part)
     no_such_family | registration
@@ -80,6 +81,13 @@ def check_declarations(cls: type[EvaluationFamily]) -> None:
     expect(not {headline, "risk"} & set(cls.run_dependent), name, "run_dependent", "the headline and the risk label must not depend on where a run ran")
     expect(_subclass(cls.entry_model(), BaseModel), name, "Entry", "entry_model() must be a pydantic model")
     expect(cls.JobSettings is None or _subclass(cls.JobSettings, BaseModel), name, "JobSettings", "JobSettings must be None or a pydantic model")
+    criterion = getattr(cls, "criterion", None)
+    expect(
+        criterion is None or (isinstance(criterion, str) and criterion.strip() != ""),
+        name,
+        "criterion",
+        f"criterion must be None or a question's name; got {criterion!r}",
+    )
     wrong = [g for g in cls.generators if not _subclass(g, Generator)]
     expect(not wrong, name, "generators", f"{wrong} are not subclasses of alc_dask.families.planning.Generator")
 

@@ -110,6 +110,7 @@ people share as one of two numbers (census's weeks worked: ALC 0.13, interval up
 
 class AlcFamily(EvaluationFamily):
     name = "alc"
+    criterion = "inference"
     Params = AlcParams
     fields = ALC_FIELDS
     headline = "alc"

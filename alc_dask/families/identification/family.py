@@ -46,6 +46,7 @@ MICRODATA_SHARE = 0.5
 
 class Identification(EvaluationFamily):
     name = "identification"
+    criterion = "identification"
     Params = IdentificationParams
     headline = "kappa_population"
     threshold = REIDENTIFICATION

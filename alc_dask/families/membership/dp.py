@@ -35,13 +35,6 @@ def epsilon_breach(row: Mapping[str, Any]) -> str | None:
     return f"the attack proves ε ≥ {at_least(proved, declared)} while the generator declares ε = {declared:g}" + (f" (δ = {delta:g})" if delta else "")
 
 
-def generator_text(declared: Mapping[str, Any]) -> str:
-    """A declaration in a few words, e.g. "MST 0.1.0, ε = 1, δ = 1e-05"."""
-    words = " ".join(str(declared[key]) for key in ("name", "version") if declared.get(key))
-    promise = [f"{symbol} = {declared[key]:g}" for key, symbol in (("epsilon", "ε"), ("delta", "δ")) if declared.get(key) is not None]
-    return ", ".join([words, *promise])
-
-
 def promise(row: Mapping[str, Any]) -> str:
     """What the row says of the declared ε: broken, kept as far as the attack can tell, or none declared."""
     if _number(row.get("epsilon_declared")) is None:

@@ -169,6 +169,7 @@ class MembershipParams(FamilyParams):
 
 class Membership(EvaluationFamily):
     name = "membership"
+    criterion = "membership"
     Params = MembershipParams
     headline = "membership_alc"
     threshold = ALC_AT_RISK

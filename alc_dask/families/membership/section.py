@@ -8,10 +8,11 @@ import json
 import numpy as np
 import pandas as pd
 
-from alc_dask.families.membership.dp import epsilon_breach, generator_text, promise
+from alc_dask.families.membership.dp import epsilon_breach, promise
 from alc_dask.families.membership.plots import precision_recall_by_skew, roc_log_log
 from alc_dask.families.presentation import Section
 from alc_dask.measure import Roc, Skew
+from alc_dask.measure.dp_audit import generator_text
 
 CURVES = 6
 """Evaluations (the most exposed) whose precision-recall curves are drawn."""

@@ -113,6 +113,7 @@ class RelativeThreatParams(FamilyParams):
 
 class RelativeThreat(EvaluationFamily):
     name = "relative_threat"
+    criterion = "inference"
     Params = RelativeThreatParams
     headline = "alc_over_learner"
     threshold = ALC_AT_RISK

@@ -78,6 +78,7 @@ BATTERY_KNOWN = 8
 
 class Inference(Wp29Family):
     name = "inference"
+    criterion = "inference"
     Params = InferenceParams
     control_always_right = "people not in the release are inferred right every time: the secret tells nothing about anyone"
 

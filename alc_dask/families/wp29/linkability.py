@@ -59,6 +59,7 @@ class LinkabilityParams(Wp29Params):
 
 class Linkability(Wp29Family):
     name = "linkability"
+    criterion = "linkability"
     Params = LinkabilityParams
 
     @classmethod

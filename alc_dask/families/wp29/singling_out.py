@@ -115,6 +115,7 @@ def predicate_columns(release: pd.DataFrame, repeats: int = 10) -> int:
 
 class SinglingOut(Wp29Family):
     name = "singling_out"
+    criterion = "singling out"
     Params = SinglingOutParams
     fields = (
         *WP29_FIELDS,

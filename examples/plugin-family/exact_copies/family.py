@@ -4,8 +4,14 @@ A released row equal to an original row on every compared column may be that per
 released unchanged. People alike coincide by chance too, so the same share is measured on the
 control table (people of the same population kept out of the release): the risk is the excess,
 ``(copy share - control share) / (1 - control share)``, as Anonymeter counts the members' success
-beyond the control's (Giomi et al. 2023). Each share has its Wilson score interval (Wilson 1927).
-The control table should be about as large as the original: a larger one holds more chance copies.
+beyond the control's (Giomi et al. 2023). Each share has its Wilson score interval (Wilson 1927),
+and the risk's interval takes each share at the end of its own that widens it (both shares' error
+counted: conservative). The control table should be about as large as the original: a larger one
+holds more chance copies.
+
+The verdict flags an evaluation whose risk's interval lies at or above ``threshold`` (a share of
+people re-identified: the 0.09 that EMA Policy 0070 uses), passes one wholly below it, and
+calls the rest inconclusive, as it does for every family.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import pyarrow as pa
 from pydantic import Field
 
 from alc_dask.data import ScenarioError
-from alc_dask.families import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, column
+from alc_dask.families import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, Threshold, column
 from alc_dask.measure import risk_label, wilson_interval
 
 
@@ -51,6 +57,20 @@ class ExactCopies(EvaluationFamily):
         column("risk", pa.string(), "risk label of copy_risk: no loss, safe, at risk or serious"),
         column("confidence_level", pa.float64(), "confidence level of the intervals"),
     )
+
+    criterion = "singling out"
+    """A released copy of a person's row isolates them (the WP29 criterion it answers in the report)."""
+    threshold = Threshold(0.09, "the re-identification risk threshold of EMA Policy 0070 (0.09)")
+    scale = "the share of released rows copying a person of the original, beyond the share copying people kept out"
+
+    @classmethod
+    def headline_interval(cls, row) -> HeadlineInterval:
+        """The risk with its interval: the copy share's low end against the control share's high
+        end, and the other way round (0 when the control copies everyone: nothing to tell)."""
+        control_low, control_high = float(row["control_share_low"]), float(row["control_share_high"])
+        low = max(0.0, (float(row["copy_share_low"]) - control_high) / (1 - control_high)) if control_high < 1 else 0.0
+        high = min(1.0, max(0.0, (float(row["copy_share_high"]) - control_low) / (1 - control_low))) if control_low < 1 else 0.0
+        return HeadlineInterval(float(row["copy_risk"]), low, high, float(row["n_released"]))
 
     @classmethod
     def check_examples(cls, columns: tuple[str, ...]) -> CheckExamples:

@@ -1,12 +1,12 @@
-"""The family counts what it says, and keeps alc_dask's family contract (install the package first:
-alc_dask finds the family by its entry point)."""
+"""The family counts what it says, judges a copy and a fresh sample as it should, and keeps
+alc_dask's family contract (install the package first: alc_dask finds the family by its entry point)."""
 
 import pandas as pd
 import pytest
 from exact_copies import ExactCopies
 
 from alc_dask.data import Release
-from alc_dask.testing import check_family
+from alc_dask.testing import parametrize_with_checks
 
 ORIGINAL = pd.DataFrame({"age": [31.0, 45.0, 52.0, 67.0], "city": ["Lyon", "Nice", "Metz", "Caen"]})
 CONTROL = pd.DataFrame({"age": [29.0, 45.0, 70.0, 38.0], "city": ["Lyon", "Brest", "Pau", "Albi"]})
@@ -26,6 +26,19 @@ def test_columns_compared_can_be_chosen():
     assert measures["n_copies"] == 2 and measures["n_control_copies"] == 1
 
 
-def test_the_family_keeps_the_contract(tmp_path):
-    check = check_family("exact_copies", tmp_path)
-    assert check.scenarios == 2
+def test_a_copy_is_flagged_and_a_fresh_sample_of_other_people_passes():
+    """The verdict's labels, from the family's threshold and interval: a family that states neither
+    would leave every evaluation inconclusive, a copy and a fresh sample alike."""
+    from alc_dask.testing.truth import truth_releases
+
+    truth = truth_releases(rows=600)
+    for release, expected in (("copy", "flagged"), ("bootstrap", "pass")):
+        measures = ExactCopies().evaluate(truth.release(release), seed=0).measures
+        label, _ = ExactCopies.judge(measures, ExactCopies.threshold.value)
+        assert label.value == expected, (release, measures["copy_risk"], ExactCopies.headline_interval(measures))
+
+
+@parametrize_with_checks(["exact_copies"])
+def test_the_family_keeps_the_contract(check):
+    """Each check of alc_dask's family contract as its own test (the checks on a cluster start one local cluster, shared)."""
+    check()

@@ -308,6 +308,7 @@ def test_a_family_finding_every_release_safe_fails_the_check_on_the_first_rule(p
     run = subprocess.run([sys.executable, "check.py", "blind", "out"], cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=600)
     assert run.returncode != 0
     assert (
-        "ContractError: family 'blind', copy against fresh sample: a release copying the original must score higher on 'blind_score' "
+        "ContractError: family 'blind', copy against fresh: copy against fresh sample: "
+        "a release copying the original must score higher on 'blind_score' "
         "than a fresh sample of the same population"
     ) in run.stderr

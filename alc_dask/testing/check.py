@@ -209,8 +209,13 @@ def check_family(family: str | type[EvaluationFamily], folder: str | os.PathLike
         finally:
             seconds[check.name] = time.perf_counter() - started
     if failures:
-        raise ContractError(under.name, ", ".join(name for name, _ in failures), " | ".join(f"{name}: {e.part}: {e.problem}" for name, e in failures))
+        raise ContractError(under.name, ", ".join(name for name, _ in failures), " | ".join(_failure(name, error) for name, error in failures))
     return FamilyCheck(under.name, len(under.plan[0]), seconds, under.two)
+
+
+def _failure(check: str, error: ContractError) -> str:
+    """A failed check in the combined message: its name, the part of the contract when it says more, the problem."""
+    return f"{error.part}: {error.problem}" if error.part.startswith(check) else f"{check}: {error.part}: {error.problem}"
 
 
 class FamilyUnderCheck:

@@ -1,4 +1,4 @@
-"""How long ``alc-dask check`` takes on 30 000 rows x 15 columns (the issue's bound: under 2 minutes
+"""How long ``alc-dask check`` takes on 30 000 rows x 15 columns (the goal: under 2 minutes
 on 2 cores), end to end: inputs read and checked, local cluster started, battery run, report and
 verdict written; with the seconds each family's evaluations took in all.
 

@@ -196,7 +196,7 @@ def speed(iterations: int, burn_in: int) -> None:
         run_chain(release.grouped, warm, 0)  # compiled (or read from Numba's cache) before timing
         cpu = time.process_time()
         chain = run_chain(release.grouped, ChainSettings(iterations=iterations, burn_in=burn_in, thin=100), 1)
-        cpu = time.process_time() - cpu  # on a shared machine, the wall time also counts other work's turns
+        cpu = time.process_time() - cpu  # on a shared machine, the wall time also counts other processes' turns
         acceptance = f", swap acceptance {chain.acceptance:.1%}" if chain.acceptance is not None else ""
         print(f"{key[0]} {key[1]}: one chain of {iterations} sweeps in {chain.seconds:.1f} s ({cpu:.1f} s CPU) on one core{acceptance}")
 

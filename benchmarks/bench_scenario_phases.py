@@ -42,7 +42,7 @@ GROUPS = {
     "search": ["search (attack and prior baseline)", "attack preparation (value counts)"],
     "measure": ["halting checks", "result assembly", OTHER],
 }
-"""The phases summed as the performance issue's breakdown names them (the engine's scheduling and
+"""The phases summed as the breakdown in ``RESULTS-performance.md`` names them (the engine's scheduling and
 I/O are the rest of a cluster run's wall time: see ``bench_paper.py``)."""
 
 

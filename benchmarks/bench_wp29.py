@@ -1,4 +1,4 @@
-"""Side by side with Anonymeter 1.1.0: singling out, linkability and inference (issue 9, "How it is checked").
+"""Side by side with Anonymeter 1.1.0: singling out, linkability and inference.
 
 Run from the project root:  PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_wp29.py
 It prepares two releases (alc-paper/adult and tx2019, each original split 50/50 into training and
@@ -9,7 +9,7 @@ numbers to benchmarks/RESULTS-wp29.json (`--table-only` re-renders the table fro
 
 Anonymeter pins numpy < 1.27; its environment is created on first use with
     python3 -m venv bench-envs/anonymeter && bench-envs/anonymeter/bin/pip install anonymeter==1.1.0
-(or set ANONYMETER_PYTHON to the interpreter of an existing one, e.g. from another worktree).
+(or set ANONYMETER_PYTHON to the interpreter of an existing one, e.g. from another checkout).
 """
 
 from __future__ import annotations
@@ -276,7 +276,7 @@ def _mean(rows: list[dict], key: str) -> float:
 def table(rows: list[dict], totals: dict, seeds: list[int], meta: dict) -> str:
     n = len(seeds)
     lines = [
-        "# Side by side with Anonymeter 1.1.0 (issue 9)",
+        "# Side by side with Anonymeter 1.1.0",
         "",
         f"Command: `{meta['command']}`  ",
         f"{n} seeds ({seeds[0]}..{seeds[-1]}), n_attacks {meta['n_attacks']}, 95 % level, both tools on one core "
@@ -414,7 +414,7 @@ def run(args, folder: Path, seeds: list[int]) -> dict:
     else:
         ours = run_ours(releases, specs)
         theirs = run_anonymeter(specs, folder)
-    machine = f"{os.cpu_count()} logical cores shared with other jobs, Python {sys.version.split()[0]}"
+    machine = f"{os.cpu_count()} logical cores, Python {sys.version.split()[0]}"
     command = "PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_wp29.py " + " ".join(sys.argv[1:])
     return {
         "cases": cases,

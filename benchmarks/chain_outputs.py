@@ -1,7 +1,7 @@
 """Save, or compare, every output of one chain per release of bench_relative_threat.py: a change to
 the chains' kernels must leave them identical (the same seed, the same draws).
 
-    # the kernels on PYTHONPATH (e.g. a checkout of main, then this branch), needs ../shared/data:
+    # the kernels on PYTHONPATH (e.g. a checkout of main, then the changed code), needs ../shared/data:
     PYTHONPATH=$PWD .venv/bin/python benchmarks/chain_outputs.py save /tmp/before --iterations 100000
     PYTHONPATH=$PWD .venv/bin/python benchmarks/chain_outputs.py save /tmp/after --iterations 100000
     .venv/bin/python benchmarks/chain_outputs.py compare /tmp/before /tmp/after

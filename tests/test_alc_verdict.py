@@ -34,7 +34,7 @@ def row(base_correct, base_n, attack_correct, attack_n, pairs, available=None, a
 
 
 def test_the_interval_stays_on_the_alcs_scale():
-    """The issue's [-3 505 287, 1]: a baseline right for 99.8% of people and an attack a little less."""
+    """An interval once shown as [-3 505 287, 1]: a baseline right for 99.8% of people and an attack a little less."""
     head = ALC.headline_interval(row(1497, 1500, 1490, 1500, 1500, alc=-3.4))
     assert head.low == head.value == ALC_FLOOR and head.high <= 1.0
 

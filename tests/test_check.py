@@ -177,7 +177,7 @@ def test_check_on_a_copy_of_the_original_is_flagged_and_evaluate_agrees(tables, 
 
 @pytest.mark.long  # the whole battery on a local cluster: 40-90 s each
 def test_a_copy_without_a_control_table_is_flagged_and_the_families_left_out_are_named(tables, tmp_path):
-    """The issue's narrow table: a copy, rows shuffled, passed with the quasi-identifiers alone; the
+    """A narrow table: a copy, rows shuffled, passed with the quasi-identifiers alone; the
     attacker who knows every other column finds each person's row."""
     narrow = tables["original"][["sex", "region", "education", "occupation", "income"]]
     paths = written(tmp_path, {"original": narrow, "copy": narrow.sample(frac=1.0, random_state=3)})

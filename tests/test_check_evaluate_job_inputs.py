@@ -1,5 +1,5 @@
-"""Round 4 of hardening: the inputs a hostile or hurried user gives ``check``, ``evaluate`` and job
-files, each refused in one line naming what they wrote (one test per defect found)."""
+"""The inputs a hostile or hurried user gives ``check``, ``evaluate`` and job files, each refused in
+one line naming what they wrote (one test per defect found)."""
 
 import pytest
 from click.testing import CliRunner

@@ -319,7 +319,7 @@ def test_an_audit_of_a_job_expanding_to_nothing_fails(folder, no_cluster):
     assert str(job) in result.output and f"dataset 'adultt' has no entries in {jobs}" in result.output
 
 
-# Issue 26: empty column lists, and every bad scenario entry named at once
+# Empty column lists, and every bad scenario entry named at once (0.7.0)
 
 
 @pytest.mark.parametrize("family", ["membership", "singling_out"])
@@ -360,7 +360,7 @@ def test_a_job_wide_field_at_fault_is_named_once(release):
     assert message.count("baseline 'control' needs a release with a control table") == 1
 
 
-# Issue 26: extreme and infinite values
+# Extreme and infinite values (the warning of extreme values: 0.7.0)
 
 
 def test_plan_and_run_warn_of_a_column_extreme_values_dominate(folder, no_cluster):
@@ -507,7 +507,7 @@ def test_a_directory_is_not_a_job_file(tmp_path):
 
 
 def test_a_corrupt_manifest_is_named(tmp_path):
-    """A manifest holds a folder only beside results (issue 16, item 4), so there is a part here."""
+    """A manifest holds a folder only beside results (since 0.2.0), so there is a part here."""
     (tmp_path / "scores" / "alc").mkdir(parents=True)
     (tmp_path / "scores" / "alc" / "part-00000001.parquet").write_bytes(b"")
     (tmp_path / "job.json").write_text("{ corrupt")

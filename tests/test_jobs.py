@@ -150,7 +150,7 @@ def test_ids_of_safe_names_are_unchanged():
 
 @pytest.mark.parametrize(("secret", "prefix"), [("âge", "ge"), ("地区", "s"), (" x", "x"), ("_x", "x"), (".x", "x"), ("", "s"), ("-", "s"), ("__", "s")])
 def test_ids_start_with_a_letter_or_digit_whatever_the_column_name(secret, prefix):
-    """A part named ``_…`` or ``.…`` is skipped by Parquet dataset readers (issue 16, item 1)."""
+    """A part named ``_…`` or ``.…`` is skipped by Parquet dataset readers."""
     identifier = scenario_id(AlcFamily(secret=secret, known=["k"]))
     assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_]*-[0-9a-f]{10}", identifier) and identifier.startswith(prefix + "-")
 

@@ -191,7 +191,7 @@ def test_a_truncated_profile_keeps_the_extremes_and_a_non_number(monkeypatch):
 @pytest.mark.long
 def test_a_worker_killed_mid_run_loses_no_scenario(client, parted_run, tmp_path, monkeypatch):
     """The parts the killed worker held are read and encoded again (Dask's lineage): the run completes
-    with the scores of an undisturbed one. (With a scheduler and worker processes and the issue's 30
+    with the scores of an undisturbed one. (With a scheduler and worker processes and 30
     scenarios: tests/test_cli_engine.py.)"""
     monkeypatch.setenv("ALC_DASK_PART_SCENARIOS", "1")  # a part per scenario: the first one tells the run is under way
     job, undisturbed = parted_run

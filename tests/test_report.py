@@ -92,7 +92,7 @@ def test_a_summary_of_only_failures():
 
 
 def test_a_wp29_section_labels_on_anonymeters_scale_not_the_alcs():
-    """The issue's example: a singling-out risk of 0.436 [0.382, 0.490] was labelled "safe" by the
+    """A singling-out risk of 0.436 [0.382, 0.490] was labelled "safe" by the
     ALC's cut points (0.5); on its own scale (0.09) it is flagged."""
     from alc_dask.families import get_family
 

@@ -39,8 +39,8 @@ def local_client(workers: int, dashboard: str | None) -> Iterator[Client]:
 
 
 START_ATTEMPTS = 3
-"""Starts of the local cluster tried before giving up: on a machine busy with other work (a load of
-17 on 2 cores) a worker process can miss distributed's start timeout once and start the next time."""
+"""Starts of the local cluster tried before giving up: on a busy machine (a load of 17 on 2
+cores) a worker process can miss distributed's start timeout once and start the next time."""
 
 
 def _started_local_cluster(workers: int, dashboard: str | None) -> LocalCluster:

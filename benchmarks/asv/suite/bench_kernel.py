@@ -31,7 +31,7 @@ class GowerKernel:
         self.search(self.queries, [self.table], self.secret, self.known)
 
     def track_cells_per_second(self):
-        """Cells (query × row × column) per second: the issue's goal is 1e10 on one core."""
+        """Cells (query × row × column) per second: the goal is 1e10 on one core."""
         started = time.perf_counter()
         self.search(self.queries, [self.table], self.secret, self.known)
         return self.cells / (time.perf_counter() - started)

@@ -1,5 +1,5 @@
 """Start-up: importing the package, importing the command line, and ``alc-dask --help``, each in a
-fresh interpreter (the issue's goal: ``--help`` under 0.5 s)."""
+fresh interpreter (the goal: ``--help`` under 0.5 s)."""
 
 
 def timeraw_import_package():

@@ -51,7 +51,7 @@ columns: $(BIN)/.installed
 	$(BIN)/python -m alc_dask.results.columns docs/reference/results.md
 
 schema: $(BIN)/.installed
-	$(BIN)/python -c 'import json; from alc_dask.report.verdict import schema; print(json.dumps(schema(), indent=1))' > alc_dask/report/verdict.schema.json
+	$(BIN)/python -c 'import json; from alc_dask.verdict import schema; print(json.dumps(schema(), indent=1))' > alc_dask/verdict.schema.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build site *.egg-info

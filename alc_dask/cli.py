@@ -88,7 +88,7 @@ def run(job: Path, scheduler: str | None, workers: int | None, dashboard: bool |
     run is writing the output directory (unless --wait).
     """
     from alc_dask.engine import run_job
-    from alc_dask.report.verdict import read_verdict, verdict_lines
+    from alc_dask.verdict import read_verdict, verdict_lines
 
     scores = run_job(job, scheduler=scheduler, workers=workers, out=out, verbose=verbose, dashboard=dashboard, wait=wait)
     failed, skipped = int((scores["status"] == "failed").sum()), int((scores["status"] == "skipped").sum())
@@ -159,7 +159,7 @@ def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool
     headline's interval lies wholly above the previous audit's), else 3 when scenarios failed, else 0.
     """
     from alc_dask.report.nightly import run_audit
-    from alc_dask.report.verdict import verdict_lines
+    from alc_dask.verdict import verdict_lines
 
     outcome = run_audit(job, scheduler=scheduler, workers=workers, out=out, dashboard=dashboard, wait=wait)
     click.echo(outcome.markdown)

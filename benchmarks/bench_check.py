@@ -16,7 +16,7 @@ import pandas as pd
 from alc_dask.anonymize import swap_frame
 from alc_dask.apps.check import read_inputs, run_check
 from alc_dask.apps.synthetic import make_population
-from alc_dask.report.verdict import verdict_of
+from alc_dask.verdict import verdict_of
 
 
 def wide_population(rows: int, seed: int) -> pd.DataFrame:

@@ -13,7 +13,7 @@ from alc_dask.data import Release
 from alc_dask.families import get_family
 from alc_dask.measure import HaltingRules
 from alc_dask.measure.sequential import ALC_FLOOR, Cut, alc_interval, look_confidence
-from alc_dask.report.verdict import judged
+from alc_dask.verdict import judged
 
 ALC = get_family("alc")
 FAST = BaselineSettings(candidates=("majority", "random_forest"), trees=10, selection_trees=5)

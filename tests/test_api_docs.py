@@ -26,7 +26,7 @@ API = {
     "alc_dask.testing.truth": ("truth_releases", "TruthReleases"),
     "alc_dask.measure.pitman_yor": ("PitmanYor",),
     "alc_dask.measure.scaling_fits": ("Fit", "fit_correctness", "fit_profile", "fit_baselines"),
-    "alc_dask.report.verdict": ("Verdict", "verdict_of", "read_verdict"),
+    "alc_dask.verdict": ("Verdict", "verdict_of", "read_verdict"),
     "alc_dask.report.exposure": ("exposure_of", "exposure_of_results"),
     "alc_dask.report.history": ("audit_history",),
 }
@@ -37,9 +37,9 @@ ON_RESULTS = frozenset(
     {
         "alc_dask.report.exposure.exposure_of",
         "alc_dask.report.exposure.exposure_of_results",
-        "alc_dask.report.verdict.Verdict",
-        "alc_dask.report.verdict.read_verdict",
-        "alc_dask.report.verdict.verdict_of",
+        "alc_dask.verdict.Verdict",
+        "alc_dask.verdict.read_verdict",
+        "alc_dask.verdict.verdict_of",
         "alc_dask.results.read_predictions",
         "alc_dask.results.read_scores",
     }

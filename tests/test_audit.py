@@ -17,8 +17,8 @@ from alc_dask.cli import main
 from alc_dask.measure.verdict import worst
 from alc_dask.report import audit_markdown, compare
 from alc_dask.report.nightly import claim_stamp, complete_audits, run_audit
-from alc_dask.report.verdict import EvaluationVerdict, Headline, Verdict
 from alc_dask.results import read_scores
+from alc_dask.verdict import EvaluationVerdict, Headline, Verdict
 
 
 def verdict(*evaluations, family: str = "singling_out") -> Verdict:

@@ -16,7 +16,7 @@ from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.cli import EXIT_RELEASE_FLAGGED, main
 from alc_dask.report.history import COLUMNS, audit_history, history_figure
 from alc_dask.report.nightly import run_audit
-from alc_dask.report.verdict import read_verdict, verdict_json
+from alc_dask.verdict import read_verdict, verdict_json
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -202,7 +202,7 @@ def test_check_on_a_fresh_sample_flags_no_evaluation_of_the_release(tables, cont
 
 
 def inconclusive_verdict():
-    from alc_dask.report.verdict import EvaluationVerdict, Headline, Verdict
+    from alc_dask.verdict import EvaluationVerdict, Headline, Verdict
 
     headline = Headline(name="privacy_risk", value=0.1, low=0.05, high=0.15, threshold=0.09, threshold_source="EMA Policy 0070")
     item = EvaluationVerdict(
@@ -227,7 +227,7 @@ def test_an_inconclusive_check_exits_0_with_a_warning_naming_the_open_evaluation
     paths = written(tmp_path, {"original": tables["original"], "release": tables["weak"]})
 
     def run_check(inputs, output, seed, **options):  # as the battery's run does: its verdict written once
-        from alc_dask.report.verdict import write_verdict
+        from alc_dask.verdict import write_verdict
 
         write_verdict(inconclusive_verdict(), output)
         return check.CheckRun(pd.DataFrame(), inconclusive_verdict(), output, 0.0, {})

@@ -37,9 +37,9 @@ from alc_dask.measure import SettingError
 from alc_dask.measure.verdict import worst
 from alc_dask.report import compare
 from alc_dask.report.nightly import AuditOutcome
-from alc_dask.report.verdict import EvaluationVerdict, Headline, Verdict
 from alc_dask.results import ResultsError
 from alc_dask.results.lease import FolderBusy
+from alc_dask.verdict import EvaluationVerdict, Headline, Verdict
 
 
 def invoke(*args):
@@ -112,7 +112,7 @@ def test_failed_scenarios_of_paper_run_are_3(monkeypatch, tmp_path):
 def test_failed_scenarios_of_the_demo_are_3(monkeypatch, tmp_path):
     monkeypatch.setattr("alc_dask.apps.demo.run_demo", lambda *args, **kwargs: {"html": tmp_path / "report.html", "text": tmp_path / "summary.txt"})
     monkeypatch.setattr("alc_dask.results.read_scores", lambda folder: scores("ok", "failed"))
-    monkeypatch.setattr("alc_dask.report.verdict.read_verdict", lambda folder: Verdict(verdict="pass", evaluations=[], thresholds={}))
+    monkeypatch.setattr("alc_dask.verdict.read_verdict", lambda folder: Verdict(verdict="pass", evaluations=[], thresholds={}))
     result = invoke("demo", "--out", tmp_path)
     assert result.exit_code == EXIT_SCENARIOS_FAILED, result.output
 

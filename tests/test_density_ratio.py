@@ -13,8 +13,8 @@ from alc_dask.families.membership.family import Membership
 from alc_dask.measure import Roc
 from alc_dask.measure.verdict import Label
 from alc_dask.neighbors import nearest
-from alc_dask.report.verdict import judged
 from alc_dask.testing.truth import noisy_copy, truth_releases
+from alc_dask.verdict import judged
 
 MIXTURE = {"density": "mixture"}
 

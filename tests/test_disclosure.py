@@ -222,7 +222,7 @@ def test_a_target_the_keys_disclose_for_most_non_members_cannot_block_a_pass():
     interval held bootstraps of other people inconclusive though no outcome could clear them."""
     from alc_dask.families.disclosure.family import Disclosure
     from alc_dask.measure.disclosure import excess_risk
-    from alc_dask.report.verdict import judged
+    from alc_dask.verdict import judged
 
     def stored(hits, control_hits, n=5000):
         risk = excess_risk(n, hits, n, control_hits)

@@ -21,9 +21,9 @@ from alc_dask.reference.cli import cli_reference, exit_codes
 from alc_dask.reference.families import family_summary
 from alc_dask.reference.job import job_reference, job_schema
 from alc_dask.reference.verdict import verdict_reference
-from alc_dask.report.verdict import Verdict
 from alc_dask.results.columns import rendered
 from alc_dask.results.schema import family_schema
+from alc_dask.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_PAGE = ROOT / "docs" / "reference" / "results.md"

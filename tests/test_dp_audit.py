@@ -19,7 +19,7 @@ from alc_dask.families.membership.dp import at_least
 from alc_dask.families.membership.section import DP_AUDIT
 from alc_dask.jobs import JobSpecError, load_job, validate_job
 from alc_dask.report import as_html, summarize
-from alc_dask.report.verdict import verdict_of
+from alc_dask.verdict import verdict_of
 
 ROWS = 1200
 GENERATOR = {"name": "toy-dp", "version": "0.1", "epsilon": 0.5, "delta": 1e-5}

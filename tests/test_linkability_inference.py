@@ -9,8 +9,8 @@ from alc_dask.data import Release, ScenarioError
 from alc_dask.families.presentation import verdict_labels
 from alc_dask.families.wp29.inference import Inference
 from alc_dask.families.wp29.linkability import Linkability
-from alc_dask.report.verdict import judged
 from alc_dask.testing.truth import truth_releases
+from alc_dask.verdict import judged
 
 HALVES = [["age", "sex", "region"], ["education", "income", "hours_per_week"]]
 AUX = ["age", "sex", "region", "education", "hours_per_week", "married"]

@@ -9,8 +9,8 @@ import pytest
 from alc_dask.attacks import registry
 from alc_dask.attacks.base import MembershipAttack
 from alc_dask.families.membership.family import Membership
-from alc_dask.report.verdict import verdict_of
 from alc_dask.testing.truth import truth_releases
+from alc_dask.verdict import verdict_of
 
 POWERLESS = 40
 ATTACKS = [("closest_distance", {}), ("distance_ratio", {}), ("density_ratio", {}), ("density_ratio", {"density": "mixture"})]

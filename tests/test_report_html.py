@@ -22,7 +22,7 @@ from alc_dask.report.html_table import compact_json, html_table, text
 from alc_dask.report.records import EXPLANATION, most_exposed
 from alc_dask.report.regulator import CRITERIA, NOT_EVALUATED, regulators_view
 from alc_dask.report.scorecard import scorecard
-from alc_dask.report.verdict import EvaluationVerdict, Headline, Verdict, read_verdict
+from alc_dask.verdict import EvaluationVerdict, Headline, Verdict, read_verdict
 
 ROWS = 1200
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -15,8 +15,8 @@ from alc_dask.families.wp29.common import MAX_ATTACKS
 from alc_dask.families.wp29.predicates import EQ, GE, IS_NULL, LE, LT, NE, NOT_NULL, Predicates, RowMatrix, count_matches
 from alc_dask.families.wp29.singling_out import MAX_ATTEMPTS, SinglingOut, multivariate_predicates, random_predicates, univariate_predicates
 from alc_dask.measure import AttackCounts
-from alc_dask.report.verdict import judged
 from alc_dask.testing.truth import truth_releases
+from alc_dask.verdict import judged
 
 OPS = {EQ: "==", NE: "!=", LT: "<", LE: "<=", GE: ">="}
 

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 
-import alc_dask.report
+import alc_dask
 from alc_dask import run_job
 from alc_dask.apps.synthetic import make_population
 from alc_dask.families import get_family
 from alc_dask.jobs import validate_job
-from alc_dask.report.verdict import Verdict, schema, verdict_of
+from alc_dask.verdict import Verdict, schema, verdict_of
 
 ROWS = 1200
 
@@ -124,5 +124,5 @@ def test_failed_evaluations_make_a_passing_verdict_inconclusive():
 def test_the_schema_names_the_contract_and_the_published_file_is_the_generated_one():
     properties = schema()["properties"]
     assert {"schema_version", "verdict", "evaluations", "thresholds"} <= set(properties)
-    published = Path(alc_dask.report.__file__).parent / "verdict.schema.json"
+    published = Path(alc_dask.__file__).parent / "verdict.schema.json"
     assert json.loads(published.read_text()) == schema(), "regenerate it: make schema"

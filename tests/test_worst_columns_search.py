@@ -179,7 +179,7 @@ def test_check_exits_4_when_a_worst_columns_search_is_flagged(tmp_path, monkeypa
     from types import SimpleNamespace
 
     from alc_dask.apps import check, worst_columns
-    from alc_dask.report.verdict import Verdict
+    from alc_dask.verdict import Verdict
 
     table = pd.DataFrame({"a": ["x", "y"] * 10, "s": ["u", "v", "w", "z"] * 5})
     table.to_parquet(tmp_path / "original.parquet")

@@ -224,8 +224,8 @@ def run_check(
     from alc_dask.jobs import validate_job
     from alc_dask.report import summarize, write_report
     from alc_dask.report.exposure import exposure_of_results
-    from alc_dask.report.verdict import read_verdict, write_verdict
     from alc_dask.utility.fidelity import fidelity
+    from alc_dask.verdict import read_verdict, write_verdict
 
     output = Path(output)
     typed = inputs.typed or {"original": inputs.original, "release": inputs.release}

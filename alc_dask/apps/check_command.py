@@ -88,7 +88,7 @@ def check(
     subset of known columns whose held-out measure is flagged exits 4 too."""
     from alc_dask.apps.battery import chosen_columns
     from alc_dask.apps.check import read_inputs, release_label, run_check
-    from alc_dask.report.verdict import verdict_lines
+    from alc_dask.verdict import verdict_lines
 
     inputs = read_inputs(original, release, control, kinds=parsed_types(types), sep=sep)
     columns = list(inputs.original.columns)

@@ -26,7 +26,7 @@ TOP_EVIDENCE = 3
 def demo(out: Path, rows: int, seed: int, workers: int | None, dashboard: bool | str) -> None:
     """Attack a weakly and a strongly anonymized synthetic release, and a 5-anonymous one, on a local cluster and report."""
     from alc_dask.apps.demo import run_demo
-    from alc_dask.report.verdict import read_verdict, verdict_lines
+    from alc_dask.verdict import read_verdict, verdict_lines
 
     click.echo(f"Demo: a synthetic population of {rows} people, released weakly (10% swapped), strongly (60% swapped) and 5-anonymous.")
     paths = run_demo(out, rows=rows, seed=seed, workers=workers, dashboard=dashboard)

@@ -20,9 +20,9 @@ from alc_dask.engine.progress import Progress, say
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenarios, skipped_outcome
 from alc_dask.families import get_family
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
-from alc_dask.report.verdict import verdict_of, write_verdict
 from alc_dask.results import COMPACT_ABOVE, ResultStore
 from alc_dask.results.check import Damage
+from alc_dask.verdict import verdict_of, write_verdict
 
 
 def run_job(

@@ -223,7 +223,7 @@ class AuditSpec(Strict):
     least this (off by default: the ALC's labels decide)."""
     thresholds: dict[str, float] = {}
     """Family -> the headline value from which its evaluations are flagged in the verdict, instead
-    of the family's own threshold (see ``alc_dask.report.verdict``)."""
+    of the family's own threshold (see ``alc_dask.verdict``)."""
 
     @field_validator("thresholds")
     @classmethod

@@ -59,7 +59,7 @@ def expand(text: str, where: str = "page") -> str:
 def schema_files() -> dict[str, str]:
     """The JSON Schemas the site publishes, by their path in it."""
     from alc_dask.reference.job import job_schema
-    from alc_dask.report.verdict import schema as verdict_schema
+    from alc_dask.verdict import schema as verdict_schema
 
     return {
         "reference/job.schema.json": json.dumps(job_schema(), indent=1, ensure_ascii=False) + "\n",

@@ -1,4 +1,4 @@
-"""The reference of ``verdict.json``, from the JSON Schema of its model (``alc_dask.report.verdict``)."""
+"""The reference of ``verdict.json``, from the JSON Schema of its model (``alc_dask.verdict``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from alc_dask.reference.schema import JsonSchema, Tables, markdown_text
 def verdict_reference(schema: JsonSchema | None = None) -> str:
     """Every key of ``verdict.json`` and of the objects it holds, with type, default, constraints and description."""
     if schema is None:
-        from alc_dask.report.verdict import schema as verdict_schema
+        from alc_dask.verdict import schema as verdict_schema
 
         schema = verdict_schema()
     tables = Tables(schema.get("$defs", {}))

@@ -21,7 +21,7 @@ import pandas as pd
 
 from alc_dask.families import DEFAULT_FAMILY
 from alc_dask.report.sections import with_family
-from alc_dask.report.verdict import Verdict
+from alc_dask.verdict import Verdict
 
 CHANGES = ("worse", "failed", "new", "same", "better", "skipped")  # report order: what needs attention first
 HEADLINE = ["scenario_id", "label", "headline", "value", "low", "high", "threshold"]

@@ -14,8 +14,8 @@ from pydantic import ValidationError
 
 from alc_dask.engine.progress import say
 from alc_dask.families.presentation import colours, new_panels, png_bytes
-from alc_dask.report.verdict import Verdict, read_verdict
 from alc_dask.results.files import Files, join, write_file
+from alc_dask.verdict import Verdict, read_verdict
 
 COLUMNS = ["stamp", "verdict", "family", "id", "label", "headline", "value", "low", "high", "threshold"]
 VERDICT_COLOURS = {"pass": "tab:green", "inconclusive": "tab:orange", "flagged": "tab:red"}

@@ -22,7 +22,7 @@ from alc_dask.report.regulator import ICO, ICO_SOURCE, WP29, WP29_SOURCE, regula
 from alc_dask.report.scorecard import headline_text, number, scorecard
 from alc_dask.report.style import CSS
 from alc_dask.report.summary import VERDICT_LABELS, Summary
-from alc_dask.report.verdict import EvaluationVerdict, Verdict, label_text
+from alc_dask.verdict import EvaluationVerdict, Verdict, label_text
 
 PER_RECORD = "record"
 """A table with this column is per record of the original: never in the external report."""

@@ -19,9 +19,9 @@ from alc_dask.engine.progress import say
 from alc_dask.jobs import load_job
 from alc_dask.report.audit import AuditDiff, audit_markdown, compare
 from alc_dask.report.history import audit_history, complete_audits, history_rows, write_history
-from alc_dask.report.verdict import Verdict, read_verdict, verdict_of
 from alc_dask.results import ResultsError, read_scores
 from alc_dask.results.files import Files, join, read_text, write_file
+from alc_dask.verdict import Verdict, read_verdict, verdict_of
 
 STAMP = "%Y-%m-%dT%H%M%SZ"
 CLAIM = ".audit-claim"

@@ -18,7 +18,7 @@ import pandas as pd
 from alc_dask.families import family_names, get_family
 from alc_dask.measure.verdict import worst
 from alc_dask.report.scorecard import by_family, number
-from alc_dask.report.verdict import Verdict
+from alc_dask.verdict import Verdict
 
 WP29 = "WP29 Opinion 05/2014"
 WP29_SOURCE = "Article 29 Data Protection Working Party, Opinion 05/2014 on Anonymisation Techniques (WP216), 2014, executive summary"

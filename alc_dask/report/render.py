@@ -10,8 +10,8 @@ from alc_dask.report.records import explanation, most_exposed
 from alc_dask.report.regulator import regulators_view
 from alc_dask.report.scorecard import scorecard
 from alc_dask.report.summary import Summary
-from alc_dask.report.verdict import verdict_lines, write_verdict
 from alc_dask.results.files import join, write_file
+from alc_dask.verdict import verdict_lines, write_verdict
 
 __all__ = ["as_html", "as_markdown", "as_text", "markdown_table", "write_report"]
 

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 
 from alc_dask.families import get_family
-from alc_dask.report.verdict import EvaluationVerdict, Headline, Verdict, label_text
+from alc_dask.verdict import EvaluationVerdict, Headline, Verdict, label_text
 
 COLUMNS = ["family", "headline measures", "threshold", "threshold source", "flagged", "inconclusive", "pass", "not informative", "worst headline"]
 

@@ -9,7 +9,7 @@ import pandas as pd
 from alc_dask.measure.dp_audit import generator_text
 from alc_dask.measure.verdict import SEVERITY
 from alc_dask.report.sections import Section, section_for, with_family
-from alc_dask.report.verdict import Verdict, verdict_of
+from alc_dask.verdict import Verdict, verdict_of
 
 VERDICT_LABELS = [label.value for label in reversed(SEVERITY)]
 """The verdict's labels, worst first: the columns of ``Summary.verdict_counts``."""

@@ -44,7 +44,7 @@ def check_copy_worse_than_fresh(cls: type[EvaluationFamily], copy: pd.DataFrame,
 def check_verdict_of_copy(cls: type[EvaluationFamily], copy: pd.DataFrame) -> None:
     """The verdict reads every evaluation of the copy (its headline's interval and its evidence) and
     never passes it: a family without a threshold leaves it inconclusive, never pass."""
-    from alc_dask.report.verdict import judged
+    from alc_dask.verdict import judged
 
     threshold = cls.threshold.value if cls.threshold else None
     try:

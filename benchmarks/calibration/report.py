@@ -38,8 +38,8 @@ def rejudged(frame: pd.DataFrame, work: Path) -> pd.DataFrame:
     again. A run whose folder is gone keeps the verdict it stored."""
     from run import EVIDENCE_CHARS
 
-    from alc_dask.report.verdict import verdict_of
     from alc_dask.results import read_scores
+    from alc_dask.verdict import verdict_of
 
     frame = frame.copy()
     for index, row in frame.iterrows():

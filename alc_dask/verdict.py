@@ -96,7 +96,7 @@ class Verdict(BaseModel):
     --------
     On ``results``, the output folder of `run_job`'s example (an ALC and a membership evaluation of a copy of 500 people):
 
-    >>> from alc_dask.report.verdict import read_verdict
+    >>> from alc_dask.verdict import read_verdict
     >>> verdict = read_verdict("results")
     >>> verdict.verdict, [(e.family, e.label) for e in verdict.evaluations]
     ('flagged', [('alc', 'flagged'), ('membership', 'flagged')])
@@ -139,7 +139,7 @@ def verdict_of(scores: pd.DataFrame, thresholds: Mapping[str, float] | None = No
     --------
     On ``results``, the output folder of `run_job`'s example (an ALC and a membership evaluation of a copy of 500 people):
 
-    >>> from alc_dask.report.verdict import verdict_of
+    >>> from alc_dask.verdict import verdict_of
     >>> from alc_dask.results import read_scores
     >>> verdict_of(read_scores("results")).verdict
     'flagged'
@@ -292,7 +292,7 @@ def read_verdict(folder) -> Verdict | None:
     --------
     On ``results``, the output folder of `run_job`'s example (an ALC and a membership evaluation of a copy of 500 people):
 
-    >>> from alc_dask.report.verdict import read_verdict
+    >>> from alc_dask.verdict import read_verdict
     >>> read_verdict("results").thresholds
     {'alc': 0.5, 'membership': 0.5}
     >>> read_verdict("no-results-here") is None

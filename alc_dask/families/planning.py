@@ -56,6 +56,13 @@ class Generator(BaseModel):
     def plan(self, context: PlanContext, where: str) -> list[Planned]:
         raise NotImplementedError
 
+    def evaluation(self, params: dict[str, Any]) -> EvaluationFamily:
+        """An evaluation of the family the generator expands into (its ``family`` field), found by
+        name as a job finds it: a generator's module need not import its family's."""
+        from alc_dask.families.registry import get_family
+
+        return get_family(self.family)(params)
+
 
 def checked(family: EvaluationFamily, release: Release, where: str) -> EvaluationFamily:
     """``family`` once its own check passes on ``release``; its ``ScenarioError`` names the entry."""

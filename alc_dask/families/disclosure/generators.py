@@ -31,8 +31,6 @@ class KeySets(Generator):
     max_records: Annotated[int, Field(ge=0, le=10_000_000)] = 100_000
 
     def plan(self, context: PlanContext, where: str) -> list[Planned]:
-        from alc_dask.families.disclosure.family import Disclosure
-
         for i, name in enumerate(self.columns):
             column_named(context.release, name, f"{where}.columns[{i}]")
         if len(set(self.columns)) != len(self.columns):
@@ -53,7 +51,9 @@ class KeySets(Generator):
         return [
             Planned(
                 checked(
-                    Disclosure({"keys": keys, **params, "bins": {c: e for c, e in self.bins.items() if c in keys or c == self.target}}), context.release, where
+                    self.evaluation({"keys": keys, **params, "bins": {c: e for c, e in self.bins.items() if c in keys or c == self.target}}),
+                    context.release,
+                    where,
                 ),
                 f"{where} key_sets",
             )

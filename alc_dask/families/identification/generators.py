@@ -26,11 +26,9 @@ class QuasiIdentifierSets(Generator):
     allow_negative_gamma: bool = False
 
     def plan(self, context: PlanContext, where: str) -> list[Planned]:
-        from alc_dask.families.identification.family import Identification
-
         params = {"population": self.population, "fit": self.fit, "allow_negative_gamma": self.allow_negative_gamma}
         return [
-            Planned(checked(Identification({"quasi_identifiers": quasi, **params}), context.release, where), f"{where} quasi_identifier_sets")
+            Planned(checked(self.evaluation({"quasi_identifiers": quasi, **params}), context.release, where), f"{where} quasi_identifier_sets")
             for quasi in self.sample(context, where)
         ]
 

@@ -3,7 +3,7 @@
 import numba
 import numpy as np
 
-from alc_dask.families.wp29.predicates import INTERVAL, NOT_EQUAL, NULL, PRESENT
+from alc_dask.families.wp29.conditions import INTERVAL, NOT_EQUAL, NULL, PRESENT
 
 
 @numba.njit(nogil=True, cache=True)

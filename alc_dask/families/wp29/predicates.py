@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from alc_dask.data import ColumnKind, EncodedTable, Release
+from alc_dask.families.wp29.conditions import INTERVAL, NOT_EQUAL, NULL, PRESENT
 
 EQ, NE, LT, LE, GT, GE, IS_NULL, NOT_NULL = range(8)
 ORDERED_OPS = (EQ, NE, GT, LT, GE, LE)
@@ -159,9 +160,6 @@ def _matches(predicates: Predicates, rows: RowMatrix, cap: int = 2) -> tuple[np.
 
     lo, hi, mode = _as_intervals(predicates)
     return match_up_to(predicates.column, lo, hi, mode, rows.order, rows.sorted_values, rows.present, rows.by_column, cap)
-
-
-INTERVAL, NULL, NOT_EQUAL, PRESENT = range(4)
 
 
 def _as_intervals(predicates: Predicates):

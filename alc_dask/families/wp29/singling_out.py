@@ -14,15 +14,17 @@ differ in their duplicates by chance, and reading that as a difference of size w
 widen for nothing. The baseline draws random predicates. The predictions name the record each
 successful predicate isolates (of identical records, the first), in the original and in the control.
 
-**Without a control table** (``reference: original``) the original is cut at random in two halves:
-the people attacked, and others. Predicates made from the release and predicates made from the
-others, each source cut to as many rows as the other (and no more than half the original), are
-checked on the people attacked. A release of other people of the same population is then a
-sample as large as the others and as unrelated to the people attacked, so both sets of predicates
-single them out as often up to chance; a release that republishes its members' rare values
-singles out the attacked half's. Half of a release's people are outside the attacked half, so
-the risk read this way is about half the one a control table shows: a weaker test, never a
-false alarm.
+**Without a control table** (``reference: original``) the original is cut at random in two halves,
+and the release in two halves of one size (at most the original's half). In each of two folds, one
+half of the original is attacked: predicates made from one half of the release and predicates made
+from the other half of the original (cut to as many rows) are checked on it; the folds swap the
+halves, and their counts add up (every person attacked once, twice the predicates of one fold). A
+release of other people of the same population is then a sample as large as the others and as
+unrelated to the people attacked, so both sets of predicates single them out as often up to
+chance; a release that republishes its members' rare values singles out the attacked half's. Half
+of a release's people are outside the attacked half, so the risk read this way is about half the
+one a control table shows: a weaker test, never a false alarm. Each fold asks for half the
+predicates and attempts.
 """
 
 from __future__ import annotations
@@ -230,43 +232,60 @@ class SinglingOut(Wp29Family):
         return Evaluation(measures | dict(zip(("control_success_low", "control_success_high"), control_range)), hits_table(singled_out))
 
     def _against_others(self, release, anonymized, columns: tuple[str, ...], rng: np.random.Generator) -> Evaluation:
-        """Without a control table: predicates made from the release and from other people of the
-        original, as many rows each, single out people of the original's other half (see the module)."""
+        """Without a control table: in each of two folds, predicates made from half the release and
+        from the other half of the original, as many rows each, single out people of one half of
+        the original (see the module); the folds' counts add up."""
         p = self.params
         original = whole(release.original)
         half = original.n_rows // 2
-        size = min(original.n_rows - half, anonymized.n_rows)
-        if half < 1:
-            raise ScenarioError(f"singling_out: reference: original needs two rows of the original or more; it has {original.n_rows}")
-        order = rng.permutation(original.n_rows)
-        people, others = np.sort(order[:half]), np.sort(order[half : half + size])
-        released = anonymized if size == anonymized.n_rows else anonymized.rows(np.sort(rng.choice(anonymized.n_rows, size, replace=False)))
-        targets = RowMatrix.of(release, original.rows(people), columns)
-        sources = {"attack": RowMatrix.of(release, released, columns), "others": RowMatrix.of(release, original.rows(others), columns)}
-        made = {side: self._predicates(source, rng) for side, source in sources.items()}
-        baseline = self._baseline(sources["attack"], rng)
-        singled_out = {side: isolated_records(predicates, targets) for side, (predicates, _) in made.items()}
+        size = min(half, anonymized.n_rows // 2)
+        if size < 1:
+            raise ScenarioError(
+                f"singling_out: reference: original needs two rows of the original and of the release or more; they have {original.n_rows} and {anonymized.n_rows}"
+            )
+        order, drawn = rng.permutation(original.n_rows), rng.permutation(anonymized.n_rows)
+        halves = (np.sort(order[:half]), np.sort(order[half : 2 * half]))
+        released = (np.sort(drawn[:size]), np.sort(drawn[size : 2 * size]))
+        made, baseline, singled_out = {"attack": [], "others": []}, [], {"attack": [], "others": []}
+        for fold in (0, 1):
+            people, others = halves[fold], halves[1 - fold][:size] if size == half else np.sort(rng.choice(halves[1 - fold], size, replace=False))
+            targets = RowMatrix.of(release, original.rows(people), columns)
+            sources = {
+                "attack": RowMatrix.of(release, anonymized.rows(released[fold]), columns),
+                "others": RowMatrix.of(release, original.rows(others), columns),
+            }
+            for side, source in sources.items():
+                predicates, attempts = self._predicates(source, rng, folds=2)
+                made[side].append((len(predicates), attempts))
+                found = isolated_records(predicates, targets)
+                singled_out[side].append(np.where(found >= 0, people[np.maximum(found, 0)], -1))
+            random = self._baseline(sources["attack"], rng, folds=2)
+            baseline.append((len(random), int((count_matches(random, targets) == 1).sum())))
+        hits = {side: np.concatenate(found) for side, found in singled_out.items()}
+        n_made = {side: sum(n for n, _ in folds) for side, folds in made.items()}
         counts = AttackCounts(
-            n_attacks=len(made["attack"][0]),
-            n_success=int((singled_out["attack"] >= 0).sum()),
-            n_baseline_attacks=len(baseline),
-            n_baseline_success=int((count_matches(baseline, targets) == 1).sum()),
-            n_control_attacks=len(made["others"][0]),
-            n_control_success=int((singled_out["others"] >= 0).sum()),
+            n_attacks=n_made["attack"],
+            n_success=int((hits["attack"] >= 0).sum()),
+            n_baseline_attacks=sum(n for n, _ in baseline),
+            n_baseline_success=sum(won for _, won in baseline),
+            n_control_attacks=n_made["others"],
+            n_control_success=int((hits["others"] >= 0).sum()),
         )
-        measures = wp29_measures(counts, p.confidence_level, self._warnings(len(made["attack"][0]), made["attack"][1]))
-        in_original = {side: np.where(found >= 0, people[np.maximum(found, 0)], -1) for side, found in singled_out.items()}
-        return Evaluation(measures | {"control_success_low": None, "control_success_high": None}, hits_table(in_original))
+        tried = [attempts for _, attempts in made["attack"] if attempts]
+        measures = wp29_measures(counts, p.confidence_level, self._warnings(n_made["attack"], sum(tried) if tried else None))
+        return Evaluation(measures | {"control_success_low": None, "control_success_high": None}, hits_table(hits))
 
-    def _predicates(self, synthetic: RowMatrix, rng: np.random.Generator) -> tuple[Predicates, int | None]:
-        """The predicates made from ``synthetic`` and the multivariate attempts it took (None: univariate)."""
+    def _predicates(self, synthetic: RowMatrix, rng: np.random.Generator, folds: int = 1) -> tuple[Predicates, int | None]:
+        """The predicates made from ``synthetic`` and the multivariate attempts it took (None:
+        univariate): a ``folds``-th of the predicates and attempts asked for."""
         p = self.params
+        wanted = -(-p.n_attacks // folds)
         if p.mode == "univariate":
-            return univariate_predicates(synthetic, p.n_attacks, rng), None
-        return multivariate_predicates(synthetic, p.n_attacks, p.n_cols, p.max_attempts, rng)
+            return univariate_predicates(synthetic, wanted, rng), None
+        return multivariate_predicates(synthetic, wanted, p.n_cols, max(wanted, p.max_attempts // folds), rng)
 
-    def _baseline(self, synthetic: RowMatrix, rng: np.random.Generator) -> Predicates:
-        return random_predicates(synthetic, self.params.n_attacks, 1 if self.params.mode == "univariate" else self.params.n_cols, rng)
+    def _baseline(self, synthetic: RowMatrix, rng: np.random.Generator, folds: int = 1) -> Predicates:
+        return random_predicates(synthetic, -(-self.params.n_attacks // folds), 1 if self.params.mode == "univariate" else self.params.n_cols, rng)
 
     def _warnings(self, made: int, attempts: int | None) -> list[str]:
         if made >= self.params.n_attacks:

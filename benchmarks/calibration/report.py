@@ -71,20 +71,19 @@ def control_label(with_control: bool) -> str:
 
 def shares(frame: pd.DataFrame) -> pd.DataFrame:
     """Per release and control mode: runs, and the share of each verdict (errors count as runs, in no share)."""
-    grouped = frame.groupby(["release", "with_control"], observed=True, sort=True)
+    grouped = frame.groupby(["release", "truth", "with_control"], observed=True, sort=True)
     table = grouped["verdict"].value_counts(normalize=True).unstack(fill_value=0.0).reindex(columns=VERDICTS, fill_value=0.0)
     table.insert(0, "runs", grouped.size())
-    table.insert(1, "truth", grouped["truth"].first())
     table["errors"] = grouped["verdict"].apply(lambda verdicts: int((verdicts == "error").sum()))
-    return table.sort_index(level=["release", "with_control"], ascending=[True, False])
+    return table.sort_index(level=["release", "truth", "with_control"], ascending=[True, False, False])
 
 
 def summary_markdown(table: pd.DataFrame) -> str:
     """The verdict shares as a markdown table."""
     lines = ["| release | truth | control | runs | flagged | inconclusive | pass | errors |", "|---|---|---|---:|---:|---:|---:|---:|"]
-    for (release, with_control), row in table.iterrows():
+    for (release, truth, with_control), row in table.iterrows():
         figures = " | ".join(f"{100 * row[verdict]:.0f}%" for verdict in VERDICTS)
-        lines.append(f"| {release} | {row['truth']} | {control_label(with_control)} | {row['runs']} | {figures} | {row['errors']} |")
+        lines.append(f"| {release} | {truth} | {control_label(with_control)} | {int(row['runs'])} | {figures} | {int(row['errors'])} |")
     return "\n".join(lines)
 
 
@@ -144,19 +143,20 @@ def runs_markdown(frame: pd.DataFrame) -> str:
 
 
 def draw(table: pd.DataFrame, path: Path) -> None:
-    """``calibration.png``: one panel per control mode, one bar per release, split into the shares flagged, inconclusive and pass."""
+    """``calibration.png``: one panel per control mode, one bar per release kind and truth, split into the shares flagged, inconclusive and pass."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    releases = list(table.index.get_level_values("release").unique())
+    kinds = list(dict.fromkeys((release, truth) for release, truth, _ in table.index))
+    releases = [f"{release} (leaks: {truth})" for release, truth in kinds]
     modes = sorted(set(table.index.get_level_values("with_control")), reverse=True)
     figure, axes = plt.subplots(1, len(modes), figsize=(5 * len(modes), 0.45 * len(releases) + 1.5), sharey=True, squeeze=False)
     for axis, with_control in zip(axes[0], modes):
         left = [0.0] * len(releases)
         for verdict in VERDICTS:
-            widths = [table[verdict].get((release, with_control), 0.0) for release in releases]
+            widths = [table[verdict].get((release, truth, with_control), 0.0) for release, truth in kinds]
             axis.barh(releases, widths, left=left, color=COLOURS[verdict], label=verdict)
             left = [start + width for start, width in zip(left, widths)]
         axis.set_title(control_label(with_control))

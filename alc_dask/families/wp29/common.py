@@ -233,6 +233,10 @@ class OthersOfTheOriginal:
         released = anonymized if size == anonymized.n_rows else anonymized.rows(np.sort(rng.choice(anonymized.n_rows, size, replace=False)))
         return cls(released, original.rows(kept), kept)
 
+    def attacked(self, wanted: int, rng: np.random.Generator) -> np.ndarray:
+        """Positions in ``others`` of the members attacked: ``wanted`` of them drawn at random, or all, in order."""
+        return np.sort(rng.choice(self.others.n_rows, min(wanted, self.others.n_rows), replace=False))
+
 
 def without_own_rows(found: np.ndarray, own: np.ndarray) -> np.ndarray:
     """(q, k) of ``found`` (q, k + 1 nearest rows among a table holding each query's own row ``own``):

@@ -175,8 +175,8 @@ class Inference(Wp29Family):
 
         p = self.params
         sides = OthersOfTheOriginal.of(release.original, anonymized, rng)
-        n_main = min(p.n_attacks, sides.others.n_rows)
-        positions = np.sort(rng.choice(sides.others.n_rows, n_main, replace=False))
+        positions = sides.attacked(p.n_attacks, rng)
+        n_main = positions.size
         members = sides.others.rows(positions)
         secrets = self._secret(release, members)
         n_baseline = min(n_main, sides.released.n_rows)

@@ -131,8 +131,8 @@ class Linkability(Wp29Family):
 
         p = self.params
         sides = OthersOfTheOriginal.of(release.original, anonymized, rng)
-        n_main = min(p.n_attacks, sides.others.n_rows)
-        positions = np.sort(rng.choice(sides.others.n_rows, n_main, replace=False))
+        positions = sides.attacked(p.n_attacks, rng)
+        n_main = positions.size
         members, k = sides.others.rows(positions), min(p.n_neighbors, sides.released.n_rows)
         through_release = [ShuffledTable.of(sides.released, rng).k_nearest(members, half, k) for half in p.aux_cols]
         through_others = [without_own_rows(ShuffledTable.of(sides.others, rng).k_nearest(members, half, k + 1), positions) for half in p.aux_cols]

@@ -35,7 +35,7 @@ class FiniteFloatRange(click.FloatRange):
 
 
 def _check_scheduler(ctx: click.Context, param: click.Parameter, scheduler: str | None) -> str | None:
-    from alc_dask.engine.cluster import scheduler_address
+    from alc_dask.engine.addresses import scheduler_address
 
     if scheduler is not None:
         scheduler_address(scheduler)
@@ -52,7 +52,7 @@ def workers_option(text: str = WORKERS_HELP):
 
 def _check_dashboard(ctx: click.Context, param: click.Parameter, address: str | None) -> bool | str:
     """False without the option, True without an address, else the address once checked."""
-    from alc_dask.engine.cluster import DEFAULT_DASHBOARD, is_dashboard_address
+    from alc_dask.engine.addresses import DEFAULT_DASHBOARD, is_dashboard_address
 
     if address is None or address == "":
         return address == ""

@@ -20,7 +20,7 @@ from distributed import Client
 
 from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.cli import EXIT_BAD_INPUT, EXIT_CLUSTER_UNAVAILABLE, EXIT_INTERRUPTED, main
-from alc_dask.engine.cluster import CONNECT_TIMEOUT
+from alc_dask.engine.addresses import CONNECT_TIMEOUT
 from alc_dask.results import read_scores
 
 BIN = Path(sys.executable).parent

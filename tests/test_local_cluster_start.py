@@ -15,7 +15,7 @@ from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.cli import main
 from alc_dask.cli_exit_codes import EXIT_CLUSTER_UNAVAILABLE
 from alc_dask.engine import clients
-from alc_dask.engine.cluster import EngineError
+from alc_dask.engine.addresses import EngineError
 
 
 class FlakyCluster:

@@ -124,7 +124,7 @@ SIDECARS = (".yaml", ".yml", ".json")
 def parsed_types(values: tuple[str, ...]) -> dict[str, str]:
     """``COLUMN=KIND`` options (repeated or comma-separated), and sidecar files (YAML or JSON, as a
     job's ``release.columns`` may name), as one mapping, a later option winning; a malformed one named."""
-    from alc_dask.jobs.load import read_kinds
+    from alc_dask.jobs.files import read_kinds
 
     kinds = {}
     for value in values:

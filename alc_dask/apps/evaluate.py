@@ -179,7 +179,7 @@ def evaluate(
 def _kinds(types) -> dict[str, str] | None:
     """``types`` as a mapping: read from its sidecar file when it names one."""
     if isinstance(types, str | os.PathLike):
-        from alc_dask.jobs.load import read_kinds
+        from alc_dask.jobs.files import read_kinds
 
         try:
             return read_kinds(types, "types")

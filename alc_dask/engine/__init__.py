@@ -7,7 +7,7 @@ reads a job and its release without it.
 from alc_dask.plugins import lazy_exports
 
 _EXPORTS = {
-    "EngineError": "alc_dask.engine.cluster",
+    "EngineError": "alc_dask.engine.addresses",
     "OnDemandClient": "alc_dask.engine.cluster",
     "connect": "alc_dask.engine.cluster",
     "local_workers": "alc_dask.engine.cluster",

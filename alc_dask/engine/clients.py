@@ -17,7 +17,7 @@ from distributed import Client, LocalCluster, WorkerPlugin
 from distributed.comm import connect as open_comm
 from distributed.security import Security
 
-from alc_dask.engine.cluster import CONNECT_TIMEOUT, WORKERS_TIMEOUT, EngineError, scheduler_address
+from alc_dask.engine.addresses import CONNECT_TIMEOUT, WORKERS_TIMEOUT, EngineError, scheduler_address
 from alc_dask.engine.progress import say
 
 WORKER_ENVIRONMENT = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}

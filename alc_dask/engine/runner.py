@@ -14,7 +14,8 @@ import pandas as pd
 from alc_dask.attacks.registry import registered_attacks
 from alc_dask.data import Release
 from alc_dask.data.fingerprint import data_digest
-from alc_dask.engine.cluster import WORKERS_TIMEOUT, EngineError, OnDemandClient, check_dashboard
+from alc_dask.engine.addresses import WORKERS_TIMEOUT, EngineError, check_dashboard
+from alc_dask.engine.cluster import OnDemandClient
 from alc_dask.engine.prepare import prepare_release, release_files
 from alc_dask.engine.progress import Progress, say
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenarios, skipped_outcome

@@ -20,6 +20,7 @@ from alc_dask.data.parts import DEFAULT_BROADCAST_LIMIT, ROWS_PER_PART
 from alc_dask.errors import InternalError
 from alc_dask.families import DEFAULT_FAMILY, family_names, get_family
 from alc_dask.families.planning import Generator
+from alc_dask.jobs.files import read_kinds
 from alc_dask.strict_numbers import NoBooleanNumbers
 
 SAFE_NAME = r"^[A-Za-z0-9_.-]+$"
@@ -171,8 +172,6 @@ class ReleaseSpec(Strict):
     def column_kinds(self) -> dict[str, str]:
         """``columns`` as a mapping, read from its file when it names one."""
         if isinstance(self.columns, str):
-            from alc_dask.jobs.load import read_kinds  # the job's loader reads files; the spec is data
-
             return read_kinds(self.columns, "release.columns")
         return dict(self.columns)
 

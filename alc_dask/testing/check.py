@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from alc_dask.engine.cluster import WORKERS_TIMEOUT
+from alc_dask.engine.addresses import WORKERS_TIMEOUT
 from alc_dask.families import EvaluationFamily, family_names, get_family
 from alc_dask.results import read_predictions
 from alc_dask.testing.contract import ContractError, check_declarations, examples_of, expect, registered

@@ -16,8 +16,10 @@ import numpy as np
 from alc_dask.data import ColumnKind, Release, ScenarioError
 from alc_dask.errors import JobSpecError
 from alc_dask.families.alc.paper import missing_entries, paper_secrets, read_paper_jobs, select_paper_entries
+from alc_dask.families.alc.params import AlcSettings
 from alc_dask.families.alc.targets import TargetSelector, select_rows
 from alc_dask.families.planning import PlanContext, Planned, column_named
+from alc_dask.families.registry import get_family
 
 ALC = "alc"
 
@@ -25,9 +27,6 @@ ALC = "alc"
 def planned(context: PlanContext, entry, where: str, produced: Iterable[tuple]) -> list[Planned]:
     """The evaluations of ``produced`` (secret, known, origin, attack or None, baselines, targets) of
     the entry at ``where``: each crossed with the job's attacks unless it names its own."""
-    from alc_dask.families.alc.family import AlcFamily
-    from alc_dask.families.alc.params import AlcSettings
-
     settings = context.settings[ALC]
     if not context.memo.get((ALC, "targets checked")):  # the job's selection, checked once per job
         check_targets("targets", settings.targets, context.release)
@@ -45,7 +44,7 @@ def planned(context: PlanContext, entry, where: str, produced: Iterable[tuple]) 
         tolerance = getattr(entry, "tolerance", None) or _continuous_only(context.release, secret, settings.tolerance)
         for attack_spec, baseline in itertools.product([attack] if attack else settings.attacks, baselines):
             params = dict(secret=secret, known=tuple(known), attack=attack_spec, baseline=baseline, targets=targets, **{**measuring, "tolerance": tolerance})
-            family = AlcFamily(params)
+            family = get_family(ALC)(params)
             _check_attack(family, context.release, where, origin)
             evaluations.append(Planned(family, origin, skips[secret]))
     return evaluations

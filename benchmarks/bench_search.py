@@ -250,7 +250,7 @@ def scaling_run(n_rows: int, n_queries: int, n_cat: int, n_cont: int, workers: i
         cpu = client.run(_cpu_seconds)
         with get_task_stream(client) as stream:
             start = time.perf_counter()
-            best_matches(queries, [partitioned(blocks)], secret, known, client=client)
+            best_matches(queries, [partitioned(blocks)], secret, known)
             seconds = time.perf_counter() - start
         cpu = sum(client.run(_cpu_seconds).values()) - sum(cpu.values())
         worker_peaks = client.run(_peak_mib)

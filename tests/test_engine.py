@@ -190,3 +190,19 @@ def test_scenarios_sharing_a_baseline_run_where_it_is_remembered(tmp_path):
     assert same_worker >= 0.8, same_worker  # by chance alone about half
     assert hits >= 2 * 0.8 * len(weak)  # the model choice and the first block's predictions
     pd.testing.assert_series_equal(weak["expected_base_prc"], strong["expected_base_prc"])
+
+
+def test_a_job_runs_on_the_client_the_caller_made_current(tmp_path, monkeypatch):
+    """No client passed down: a ``distributed.Client`` the caller made is Dask's default, and the job
+    runs on its cluster (here one of threads) instead of starting a local one."""
+    distributed = pytest.importorskip("distributed")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a local cluster was started though the caller made a client current")
+
+    monkeypatch.setattr("alc_dask.engine.cluster.connect", refuse)
+    job = write_job(tmp_path, rows=400, scenarios=ONE_SCENARIO)
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as client:
+        scores = run_job(job, progress=False)
+        assert client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.task_prefixes)) > 0  # its scheduler ran the scenarios
+    assert list(scores["status"]) == ["ok"]

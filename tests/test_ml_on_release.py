@@ -77,12 +77,12 @@ def test_held_out_selection_learns_the_population_from_a_copy(truth):
     assert alc_interval(truth, "copy", selection="held_out").low < AlcFamily.threshold.value
 
 
-def predictions(release, attack, rows=np.arange(0, 1000, 7), source="original", tolerance=None, client=None):
+def predictions(release, attack, rows=np.arange(0, 1000, 7), source="original", tolerance=None):
     task = AttributeTask(
         SECRET if tolerance is None else "income", KNOWN if tolerance is None else ("age", "occupation", "education", "hours_per_week"), tolerance
     )
     prepared = attack.prepare(release, task)
-    return prepared, attack.predict(prepared, TargetBlock(release, task, rows, source, client))
+    return prepared, attack.predict(prepared, TargetBlock(release, task, rows, source))
 
 
 def test_same_seed_same_predictions_another_seed_another_sample(truth):
@@ -113,8 +113,8 @@ def test_a_release_kept_on_the_workers_gives_what_a_copied_one_gives(truth, clie
     for max_rows in (700, 5000):
         attack = build_attack("ml_on_release", max_rows=max_rows, baseline_settings=FAST)
         model, expected = predictions(copied, attack, tolerance=tolerance)
-        for release, on in ((partition(copied, 300), None), (partition(copied, 300, client=client), client)):
-            parted_model, found = predictions(release, attack, tolerance=tolerance, client=on)
+        for release in (partition(copied, 300), partition(copied, 300, client=client)):
+            parted_model, found = predictions(release, attack, tolerance=tolerance)
             assert (parted_model.choice.name, parted_model.choice.expected_prc) == (model.choice.name, model.choice.expected_prc)
             np.testing.assert_array_equal(found.codes, expected.codes)
             np.testing.assert_array_equal(found.confidence, expected.confidence)

@@ -170,7 +170,7 @@ def test_local_cluster_equals_in_process():
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
         distributed.Client(cluster) as client,
     ):
-        on_cluster = k_nearest(queries, partition_table(candidates, 97, client=client), columns, 6, client=client)
+        on_cluster = k_nearest(queries, partition_table(candidates, 97, client=client), columns, 6)
     assert_same(on_cluster, expected)
 
 

@@ -71,7 +71,7 @@ def test_local_cluster_equals_in_process(release):
         distributed.Client(cluster) as client,
     ):
         parts = partition(release, 97, client=client)
-        on_cluster = best_matches(release.original, parts.anonymized, parts.column("x2"), KNOWN, client=client)
+        on_cluster = best_matches(release.original, parts.anonymized, parts.column("x2"), KNOWN)  # the blocks hold their client
     assert_same(expected, on_cluster)
 
 

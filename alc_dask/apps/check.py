@@ -214,13 +214,14 @@ def run_check(
     scheduler: str | None = None,
     wait: bool = False,
 ) -> CheckRun:
-    """Run the battery on ``inputs`` into ``output``, on a local cluster or the one at ``scheduler``:
+    """Run the battery on ``inputs`` into ``output``, on the one at ``scheduler``, the caller's
+    current Dask client or a local cluster (``OnDemandClient``):
     its results and ``verdict.json`` at the root (as ``run`` writes them, with what the release keeps
     of the original beside: ``alc_dask.utility.fidelity``), the report in ``report/``.
     ``secrets`` and ``known`` replace the battery's own choice of secrets and quasi-identifiers;
     ``wait``: if another run is writing ``output``, wait for it to end (else ``FolderBusy``)."""
     from alc_dask.apps.staging import engine_inputs
-    from alc_dask.engine import connect, run_job
+    from alc_dask.engine import OnDemandClient, run_job
     from alc_dask.jobs import validate_job
     from alc_dask.report import summarize, write_report
     from alc_dask.report.exposure import exposure_of_results
@@ -231,12 +232,11 @@ def run_check(
     typed = inputs.typed or {"original": inputs.original, "release": inputs.release}
     entries = battery_entries(typed["original"], typed["release"], inputs.control is not None, families, secrets, known)
     started = time.perf_counter()
-    with engine_inputs(inputs, output, shared=scheduler is not None) as paths:
+    with OnDemandClient(None, scheduler, workers) as cluster, engine_inputs(inputs, output, shared=cluster.elsewhere) as paths:
         job = battery_job(paths["original"], paths["release"], paths["control"], str(output.resolve()), entries, seed, inputs.kinds, release_label(inputs))
         spec = validate_job(job, "the check's battery")
-        with connect(scheduler, workers) as client:
-            scores = run_job(spec, client=client, progress=progress, wait=wait)
-            kept = fidelity(typed["original"], typed["release"], client, seed)
+        scores = run_job(spec, client=cluster.get(), progress=progress, wait=wait)
+        kept = fidelity(typed["original"], typed["release"], cluster.get(), seed)
     seconds = time.perf_counter() - started
     exposure = exposure_of_results(output)
     verdict = read_verdict(output).model_copy(update={"fidelity": kept})  # judged once, by the run; utility beside it

@@ -138,9 +138,10 @@ def evaluate(
     sep : str, optional
         The CSV files' separator (default: the one their header holds).
     scheduler : str, optional
-        Address (or scheduler file) of a running Dask cluster (default: a new local one). Tables
-        given as DataFrames are then written to ``output/data/`` for its workers to read; on a
-        local cluster, to a temporary folder removed once the run ends.
+        Address (or scheduler file) of a running Dask cluster (default: the Dask client you made
+        current, e.g. ``distributed.Client(...)``, else a new local cluster). Tables given as
+        DataFrames are then written to ``output/data/`` for its workers to read; on a new local
+        cluster, to a temporary folder removed once the run ends.
 
     Returns
     -------

@@ -110,7 +110,8 @@ class AttributeTask:
 @dataclass(frozen=True, eq=False)
 class TargetBlock:
     """Targets to predict: ``rows`` of the release's original table (``source="control"``: of its
-    control table), for ``task``; ``client`` is the Dask client to search a partitioned release on.
+    control table), for ``task``. A release partitioned on a cluster is searched there: its blocks'
+    futures carry their client.
 
     Attributes
     ----------
@@ -118,7 +119,6 @@ class TargetBlock:
     task : AttributeTask
     rows : numpy.ndarray or slice
     source : {"original", "control"}
-    client : distributed.Client or None
 
     Examples
     --------
@@ -135,7 +135,6 @@ class TargetBlock:
     task: AttributeTask
     rows: np.ndarray | slice
     source: str = "original"
-    client: Any = None
 
 
 class Attack:

@@ -1,11 +1,13 @@
 """Attacks written for the contract before ``alc_dask.attacks.base``: any object with
 ``predict(release, secret, known, target_rows, source=..., client=...)`` (and ``tolerance=`` when
 it predicts numbers), optionally ``check(release, secret, known, tolerance)``. They run as
-attribute-inference attacks with nothing prepared."""
+attribute-inference attacks with nothing prepared; ``client`` is the one holding the release's
+partitioned tables, or None."""
 
 from __future__ import annotations
 
 from alc_dask.attacks.base import AttributeAttack, AttributeTask, Predictions, TargetBlock
+from alc_dask.data.partitioned import holding_client
 
 
 class PlainPredictor(AttributeAttack):
@@ -22,4 +24,6 @@ class PlainPredictor(AttributeAttack):
     def predict(self, prepared: None, targets: TargetBlock) -> Predictions:
         task = targets.task
         numbers = {} if task.tolerance is None else {"tolerance": task.tolerance}
-        return self.predictor.predict(targets.release, task.secret, list(task.known), targets.rows, source=targets.source, client=targets.client, **numbers)
+        return self.predictor.predict(
+            targets.release, task.secret, list(task.known), targets.rows, source=targets.source, client=holding_client(targets.release), **numbers
+        )

@@ -155,10 +155,10 @@ class ControlBaseline:
     expected_prc = None
     note = None
 
-    def __init__(self, release: Release, attacker, seed: int, scoring, client=None):
+    def __init__(self, release: Release, attacker, seed: int, scoring):
         if release.control is None:
             raise ScenarioError("baseline 'control' needs a release with a control table")
-        self.release, self.attacker, self.scoring, self.client = release, attacker, scoring, client
+        self.release, self.attacker, self.scoring = release, attacker, scoring
         self.order = stream(seed, "control targets").permutation(release.control.n_rows)
 
     @property
@@ -169,7 +169,7 @@ class ControlBaseline:
         pass
 
     def predict(self, rows: np.ndarray, pair_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        predictions = self.attacker.predict(self.release, self.order[pair_index], source="control", client=self.client)
+        predictions = self.attacker.predict(self.release, self.order[pair_index], source="control")
         return self.scoring.predicted(predictions), predictions.confidence
 
     def truth(self, rows: np.ndarray, pair_index: np.ndarray) -> np.ndarray:

@@ -85,6 +85,14 @@ def tree_reduce(parts: list, combine, split_every: int = SPLIT_EVERY):
     return parts[0]
 
 
+def holding_client(release):
+    """The Dask client whose cluster holds the release's partitioned tables (their blocks' futures
+    carry it), or None when every table is in this process."""
+    tables = (release.original, *release.anonymized, release.control)
+    blocks = [t.blocks[0] for t in tables if isinstance(t, PartitionedTable) and t.blocks]
+    return next((b.client for b in blocks if getattr(b, "client", None) is not None), None)
+
+
 def compute(blocks: Sequence, *delayed) -> tuple:
     """Compute `delayed` on the cluster holding `blocks` (in process when they are not futures)."""
     import dask

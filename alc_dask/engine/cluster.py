@@ -9,6 +9,7 @@ imported (with distributed) when a cluster is connected: checking options and jo
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING
@@ -52,13 +53,31 @@ def connect(scheduler: str | None = None, workers: int | None = None, dashboard:
             raise EngineError(f"lost the connection to the Dask cluster: {error}") from error
 
 
+def current_client() -> Client | None:
+    """The Dask client the caller made current (a ``Client`` sets itself as Dask's default unless
+    told not to), or None. Looked for only when distributed is already imported: a run that never
+    made a client does not import it."""
+    if "distributed" not in sys.modules:
+        return None
+    from distributed import default_client
+
+    try:
+        return default_client()
+    except ValueError:  # no client made, or every one closed
+        return None
+
+
 class OnDemandClient:
     """A cluster connected when first needed: a job whose scenarios are all finished starts none.
 
-    Given ``client``, that one is used and left open; otherwise ``connect(scheduler, workers)``.
+    Given ``client``, that one is used and left open; so is the caller's current Dask client
+    (``current_client``) when neither a scheduler nor a number of workers is given; otherwise
+    ``connect(scheduler, workers)``.
     """
 
     def __init__(self, client=None, scheduler: str | None = None, workers: int | None = None, dashboard: bool | str = False):
+        if client is None and scheduler is None and workers is None:
+            client = current_client()
         self._given, self._scheduler, self._workers, self._dashboard = client, scheduler, workers, dashboard
         self._elsewhere = client is not None or scheduler is not None
         self._stack = ExitStack()

@@ -58,7 +58,8 @@ def run_job(
     progress, verbose : bool
         Show a progress bar; log each scenario.
     client : distributed.Client, optional
-        Run on an existing Dask client instead.
+        Run on an existing Dask client instead (default: the current one, if the caller made a
+        ``distributed.Client`` and gives neither ``scheduler`` nor ``workers``).
     dashboard : bool or str, default False
         Serve the local cluster's Dask dashboard (True, or an address ``HOST:PORT``).
     wait : bool, default False

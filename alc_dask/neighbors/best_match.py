@@ -73,17 +73,17 @@ class BestMatchSearch:
         return result
 
 
-def best_matches(targets: EncodedTable, tables: Sequence, secret: Column, known: Sequence[str], client=None, split_every: int = SPLIT_EVERY) -> Matches:
+def best_matches(targets: EncodedTable, tables: Sequence, secret: Column, known: Sequence[str], split_every: int = SPLIT_EVERY) -> Matches:
     """Minimum adjusted distance and secret histogram of the matches, per target, over all `tables`.
 
     `tables` hold the secret and at least one known column each. `EncodedTable`s are searched in
-    process; `PartitionedTable`s through Dask (see `alc_dask.neighbors.partitioned`), on `client` or
-    on the default scheduler.
+    process; `PartitionedTable`s through Dask (see `alc_dask.neighbors.partitioned`), on the cluster
+    holding their blocks.
     """
     if not tables:
         raise ValueError("best_matches needs at least one table")
     searches = [BestMatchSearch.of(targets, t, secret, known) for t in tables]
-    per_table = search_tables(list(zip(tables, searches, strict=True)), client, split_every)
+    per_table = search_tables(list(zip(tables, searches, strict=True)), split_every)
     adjusted = [matches.adjusted(s.query.n_columns, len(known)) for matches, s in zip(per_table, searches, strict=True)]
     return BestMatchSearch.combine(*adjusted)
 

@@ -66,7 +66,6 @@ def k_nearest(
     candidates: EncodedTable | PartitionedTable,
     columns: Sequence[str],
     k: int,
-    client=None,
     split_every: int = SPLIT_EVERY,
     shared_as: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -75,13 +74,13 @@ def k_nearest(
 
     With fewer than `k` candidate rows, the missing neighbours are index -1 at distance inf. An
     `EncodedTable` is searched in process; a `PartitionedTable` through Dask (see
-    `alc_dask.neighbors.partitioned`), on `client` or on the default scheduler. `shared_as` names
+    `alc_dask.neighbors.partitioned`), on the cluster holding its blocks. `shared_as` names
     the queries (the caller vouches that the same name means the same queries): evaluations running
     the search at the same time on a cluster then get it computed once.
     """
     search = KNearestSearch.of(queries, candidates, columns, k)
     shared = None if shared_as is None else (shared_as, tuple(columns), k)
-    return search_tables([(candidates, search)], client, split_every, shared)[0]
+    return search_tables([(candidates, search)], split_every, shared)[0]
 
 
 @dataclass(frozen=True, eq=False)

@@ -31,11 +31,10 @@ class Search(Protocol):
         """The result over the blocks of `partials`."""
 
 
-def search_tables(
-    searches: Sequence[tuple[EncodedTable | PartitionedTable, Search]], client=None, split_every: int = SPLIT_EVERY, shared_as: Hashable = None
-) -> list:
+def search_tables(searches: Sequence[tuple[EncodedTable | PartitionedTable, Search]], split_every: int = SPLIT_EVERY, shared_as: Hashable = None) -> list:
     """The result of each search over its table, the partitioned tables' searches computed
-    together, on `client` or on the cluster holding their blocks (in process when they are not futures).
+    together on the cluster holding their blocks (in process when they are not futures: a block's
+    future carries its client, so no client is passed down).
 
     `shared_as` names the searches (the caller vouches that the same name means the same queries):
     a partitioned table's tasks are then keyed by it and the table, so evaluations running the same
@@ -49,8 +48,7 @@ def search_tables(
             results[i] = search.block(table, 0)
     if delayed:
         blocks = searches[next(iter(delayed))][0].blocks
-        computed = client.compute(list(delayed.values()), sync=True) if client is not None else compute(blocks, *delayed.values())
-        results.update(zip(delayed, computed, strict=True))
+        results.update(zip(delayed, compute(blocks, *delayed.values()), strict=True))
     return [results[i] for i in range(len(searches))]
 
 

@@ -83,14 +83,14 @@ class BestRowMatch(AttributeAttack):
             n = rows.n_rows
             return Predictions(np.full(n, ABSTAINED, dtype=np.int32), np.zeros(n), np.ones(n, dtype=bool), np.full(n, np.nan) if tolerance else None)
         if tolerance is not None:
-            return self._numbers(prepared, release, rows, tolerance, targets.client)
+            return self._numbers(prepared, release, rows, tolerance)
         column = prepared.secret
         row_ids = _row_ids(targets.rows, release, targets.source)
         salt = zlib.crc32(f"{targets.source}:{column.name}".encode())
         codes, confidence = [np.empty(0, dtype=np.int32)], [np.empty(0)]
         for start in range(0, rows.n_rows, self.batch_size):
             batch = rows.rows(slice(start, start + self.batch_size))
-            matches = best_matches(batch, prepared.tables, column, prepared.known, client=targets.client, split_every=self.split_every)
+            matches = best_matches(batch, prepared.tables, column, prepared.known, split_every=self.split_every)
             modal_code = modal_codes(matches.histogram, prepared.frequency, row_ids[start : start + self.batch_size], salt)
             modal = np.take_along_axis(matches.histogram, modal_code[:, None], axis=1)[:, 0]
             codes.append(modal_code)
@@ -98,7 +98,7 @@ class BestRowMatch(AttributeAttack):
             confidence.append(np.array([round(float(c), 3) for c in (1.0 - matches.distance) * fraction]))
         return Predictions(np.concatenate(codes), np.concatenate(confidence), np.zeros(rows.n_rows, dtype=bool))
 
-    def _numbers(self, prepared: MatchedTables, release: Release, rows, tolerance, client) -> Predictions:
+    def _numbers(self, prepared: MatchedTables, release: Release, rows, tolerance) -> Predictions:
         """The median of the matches' values; confidence ``(1 - d_min) * share of matches within the
         tolerance of that median``, the numeric counterpart of the modal share."""
         from alc_dask.neighbors.best_match import best_matches
@@ -109,7 +109,7 @@ class BestRowMatch(AttributeAttack):
         values, confidence = [np.empty(0)], [np.empty(0)]
         for start in range(0, rows.n_rows, self.batch_size):
             batch = rows.rows(slice(start, start + self.batch_size))
-            matches = best_matches(batch, prepared.tables, as_points, prepared.known, client=client, split_every=self.split_every)
+            matches = best_matches(batch, prepared.tables, as_points, prepared.known, split_every=self.split_every)
             median, share = median_of_matches(matches.histogram, points.points, tolerance, span, column.origin)
             values.append(median)
             confidence.append(np.array([round(float(c), 3) for c in (1.0 - matches.distance) * share]))

@@ -27,7 +27,6 @@ def run_attack(
     seed: int = 0,
     *,
     batch_size: int = 50,
-    client=None,
     attack_params: dict | None = None,
     **settings,
 ) -> AttackResult:
@@ -58,8 +57,6 @@ def run_attack(
         Seeds the target order, the baseline's models and every draw.
     batch_size : int, default 50
         Targets per batch (results do not depend on it).
-    client : distributed.Client, optional
-        Searches a release kept on a cluster's workers there.
     attack_params : dict, optional
         The attack's parameters.
     **settings
@@ -94,7 +91,7 @@ def run_attack(
     -0.08
     """
     built = build_attack(attack, AttackKind.ATTRIBUTE, **(attack_params or {}))
-    run = ScenarioRun(release, secret, known, baseline=baseline, targets=targets, seed=seed, attack=built, client=client, **settings)
+    run = ScenarioRun(release, secret, known, baseline=baseline, targets=targets, seed=seed, attack=built, **settings)
     while (rows := run.next_targets(batch_size)).size:
-        run.record(run.attacker.predict(release, rows, client=client))
+        run.record(run.attacker.predict(release, rows))
     return run.result(attack)

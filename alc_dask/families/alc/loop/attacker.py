@@ -17,7 +17,7 @@ class Attacker:
     def check(self, release) -> None:
         self.attack.check(release, self.task)
 
-    def predict(self, release, rows, source: str = "original", client=None) -> Predictions:
+    def predict(self, release, rows, source: str = "original") -> Predictions:
         """The attack's predictions for ``rows`` of the release's ``source`` table."""
         prepared = prepared_state(self.attack, release, self.task)
-        return self.attack.predict(prepared, TargetBlock(release, self.task, rows, source, client))
+        return self.attack.predict(prepared, TargetBlock(release, self.task, rows, source))

@@ -46,7 +46,6 @@ class ScenarioRun:
         measure: MeasureSettings = MeasureSettings(),
         baseline_settings: BaselineSettings = BaselineSettings(),
         swap_fraction: float = 0.2,
-        client=None,
         tolerance: Tolerance | None = None,
     ):
         self.started = time.perf_counter()
@@ -62,7 +61,7 @@ class ScenarioRun:
         self.measure = MeasureSettings(
             confidence_level=measure.confidence_level, rmin=measure.rmin, alpha=measure.alpha, abs_weight=measure.abs_weight, recall_scale=scale
         )
-        self.source = _baseline_source(self, baseline_settings, swap_fraction, client)
+        self.source = _baseline_source(self, baseline_settings, swap_fraction)
         self.others = (
             OthersAttack(release, self.attacker, self.scoring, baseline_settings.near_duplicate_ratio)
             if self.mode is BaselineMode.ML and baseline_settings.attack_on_others and OthersAttack.applies(release)
@@ -169,12 +168,12 @@ class ScenarioRun:
         self.outcome = self.monitor.finish(*self.measures(), code=code)
 
 
-def _baseline_source(run: ScenarioRun, settings, swap_fraction, client):
+def _baseline_source(run: ScenarioRun, settings, swap_fraction):
     if run.mode is BaselineMode.ML:
         return MlBaseline(run.release, run.secret, run.known, settings, run.measure, run.seed, run.scoring.tolerance)
     if run.mode is BaselineMode.PRIOR:
         return PriorBaseline(run.release, run.attacker, swap_fraction, run.seed, run.scoring)
-    return ControlBaseline(run.release, run.attacker, run.seed, run.scoring, client)
+    return ControlBaseline(run.release, run.attacker, run.seed, run.scoring)
 
 
 def _prc(run: ScenarioRun, correct: np.ndarray, confidence: np.ndarray) -> float:

@@ -39,9 +39,9 @@ def verdict(*evaluations, family: str = "singling_out") -> Verdict:
     return Verdict(verdict=worst(e.label for e in judged).value, evaluations=judged, thresholds={family: 0.09})
 
 
-def scores(*rows, family: str = "singling_out") -> pd.DataFrame:
-    """Scores of (id, status) rows, with the ALC's ``risk`` label: "at risk" on every row."""
-    return pd.DataFrame(rows, columns=["scenario_id", "status"]).assign(family=family, params="{}", error=None, risk="at risk")
+def scores(*rows, family: str = "singling_out", risk: str | None = None) -> pd.DataFrame:
+    """Scores of (id, status) rows, each with the family's own ``risk`` label if it keeps one."""
+    return pd.DataFrame(rows, columns=["scenario_id", "status"]).assign(family=family, params="{}", error=None, risk=risk)
 
 
 def test_a_headline_is_worse_when_its_interval_lies_wholly_above_the_previous_one():
@@ -85,15 +85,15 @@ def test_a_headline_is_worse_when_its_interval_lies_wholly_above_the_previous_on
 
 
 def test_the_flag_comes_from_each_evaluations_verdict_label_not_from_the_alcs_risk_labels():
-    """Scores labelled "at risk" on the ALC's scale (once applied to every family) pass while their
-    verdict passes; an evaluation flagged on its own family's scale fails the audit, unchanged or not."""
-    rows = scores(("a", "ok"), ("b", "ok"))
+    """Scores a family labelled "at risk" in its own words pass while their verdict passes; an
+    evaluation flagged on its family's scale fails the audit, unchanged or not."""
+    rows = scores(("a", "ok"), ("b", "ok"), family="membership", risk="at risk")
     passing = verdict(("a", "pass", 0.05, 0.01, 0.08), ("b", "inconclusive", 0.1, 0.05, 0.15))
     assert compare(rows, passing, passing).passed and compare(rows, passing, None).passed
     flagged = verdict(("a", "pass", 0.05, 0.01, 0.08), ("b", "flagged", 0.3, 0.25, 0.35))
     diff = compare(rows, flagged, flagged)
     assert list(diff.flagged["scenario_id"]) == ["b"] and list(diff.reasons[diff.flagged.index]) == ["label flagged"]
-    assert diff.table["risk"].isna().all()  # the ALC's graded labels are the ALC's alone
+    assert list(diff.table["risk"]) == ["at risk", "at risk"]  # shown beside the verdict's label, never deciding
 
 
 def test_the_audit_report_shows_each_evaluations_label_and_interval_now_and_before():
@@ -109,9 +109,9 @@ def test_the_audit_report_shows_each_evaluations_label_and_interval_now_and_befo
     assert lines[2] == "| same | singling_out | pass | pass | privacy_risk | 0.040 [0.020, 0.070] | 0.030 [0.010, 0.060] | same |  |"
 
 
-def test_the_alcs_graded_risk_label_is_shown_beside_its_verdict_label():
+def test_a_familys_own_risk_label_is_shown_beside_its_verdict_label():
     alc = verdict(("x", "inconclusive", 0.6, 0.4, 0.8), family="alc")
-    diff = compare(scores(("x", "ok"), family="alc"), alc, None)
+    diff = compare(scores(("x", "ok"), family="alc", risk="at risk"), alc, None)
     assert "| x | alc | inconclusive (at risk) |  | privacy_risk | 0.600 [0.400, 0.800] |  | new |  |" in audit_markdown(diff, "r", "s", None)
 
 

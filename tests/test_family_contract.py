@@ -62,11 +62,10 @@ class Declared(EvaluationFamily):
 @pytest.mark.parametrize(
     ("attributes", "message"),
     [
-        ({"fields": (pa.field("score", pa.float64()),)}, "family 'declared', fields: a `risk` field of type string"),
         ({"headline": "scroe"}, "family 'declared', headline: headline 'scroe' is not one of the fields ['score', 'risk']"),
         ({"fields": (pa.field("score", pa.string()), pa.field("risk", pa.string()))}, "headline: headline 'score' must be a number"),
         ({"fields": (pa.field("risk", pa.string()), pa.field("risk", pa.string()))}, "fields: fields names ['risk'] more than once"),
-        ({"run_dependent": frozenset({"score"})}, "run_dependent: the headline and the risk label must not depend on where a run ran"),
+        ({"run_dependent": frozenset({"score"})}, "run_dependent: the headline must not depend on where a run ran"),
         ({"Params": dict}, "Params: Params must be a subclass of alc_dask.families.FamilyParams"),
     ],
 )
@@ -144,7 +143,7 @@ def test_check_family_reports_every_check_that_fails_not_the_first_alone():
         check_family(RunDependentHeadline)
     message = str(error.value)
     every_check = ", ".join(check.name for check in family_checks(RunDependentHeadline))
-    assert message.startswith(f"family 'examined', {every_check}: declarations: run_dependent: the headline and the risk label must not depend")
+    assert message.startswith(f"family 'examined', {every_check}: declarations: run_dependent: the headline must not depend")
     assert "| plan: registration: a job finds a family by its entry point" in message  # not installed: said by every check that needs it
 
 
@@ -157,12 +156,17 @@ def test_a_family_without_check_examples_is_told_what_to_write():
     assert "age, sex, region" in str(error.value)
 
 
-def test_measures_undeclared_of_another_type_or_without_a_known_label_are_named():
+def test_a_family_labels_on_its_own_scale_with_no_risk_field_required():
+    """The verdict labels every family from its headline's interval and threshold: no ALC band imposed."""
+    check_declarations(type("OwnScale", (Declared,), {"fields": (pa.field("score", pa.float64()),)}))
+    check_measures(type("OwnScale", (Declared,), {"fields": (pa.field("score", pa.float64()),)}), "s-1", {"score": 0.5})
+
+
+def test_measures_undeclared_or_of_another_type_are_named():
     check_measures(Declared, "s-1", {"score": 0.5, "risk": "safe"})
     for row, message in [
         ({"score": 0.5, "risk": "safe", "extra": 1}, "measures: scenario s-1 wrote ['extra'], which are not among the family's fields"),
         ({"score": "high", "risk": "safe"}, "measures: scenario s-1: score = 'high' is not double as declared"),
-        ({"score": 0.5, "risk": "risky"}, "risk: scenario s-1: risk is 'risky', not one of no loss, safe, at risk, serious"),
     ]:
         with pytest.raises(ContractError, match=re.escape(message)):
             check_measures(Declared, "s-1", row)
@@ -172,14 +176,12 @@ def scores(headlines: list[float], risks: list[str]) -> pd.DataFrame:
     return pd.DataFrame({"status": "ok", "score": headlines, "risk": risks}, index=pd.Index(["a", "b"], name="scenario_id"))
 
 
-def test_a_copy_scored_no_worse_than_a_fresh_sample_or_labelled_harmless_breaks_the_first_rule():
+def test_a_copy_scored_no_worse_than_a_fresh_sample_breaks_the_first_rule():
     check_copy_worse_than_fresh(Declared, scores([0.9, 0.6], ["serious", "at risk"]), scores([0.1, -0.2], ["safe", "no loss"]))
     with pytest.raises(
         ContractError, match=re.escape("must score higher on 'score' than a fresh sample of the same population: ['b: copy 0.1, fresh sample 0.1']")
     ):
         check_copy_worse_than_fresh(Declared, scores([0.9, 0.1], ["serious", "safe"]), scores([0.1, 0.1], ["safe", "safe"]))
-    with pytest.raises(ContractError, match=re.escape("a release copying the original was labelled harmless: {'b': 'safe'}")):
-        check_copy_worse_than_fresh(Declared, scores([0.9, 0.4], ["serious", "safe"]), scores([0.1, 0.0], ["safe", "no loss"]))
 
 
 def test_exposure_naming_values_or_rows_outside_the_original_breaks_the_contract():

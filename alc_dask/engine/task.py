@@ -46,7 +46,8 @@ class ScenarioOutcome:
         row = self.scores
         if not self.ok:
             return f"{row['scenario_id']} {row['status'].upper()}: {row['error']}"
-        return f"{row['scenario_id']} {row['family']} {row['risk']} {row['elapsed_seconds']:.1f}s"
+        label = row.get("risk")  # the families that label on the ALC's bands
+        return " ".join([row["scenario_id"], row["family"], *([label] if isinstance(label, str) else []), f"{row['elapsed_seconds']:.1f}s"])
 
 
 def run_scenarios(release: Release, context: JobContext, scenarios: list[Scenario]) -> list[ScenarioOutcome]:

@@ -182,9 +182,8 @@ class EvaluationFamily:
 
     **What a family must write**: ``name`` (what a job's ``family:`` says), ``Params`` (a
     `FamilyParams` model), ``fields`` (the pyarrow fields of the measures it writes, each
-    described: see `column`; a ``risk`` label of ``alc_dask.measure.LABELS`` among them, so reports
-    and audits speak one language across families), ``headline`` (the field summaries rank by and
-    audits compare: higher means more exposed), ``evaluate`` and ``check_examples`` (the entries
+    described: see `column`), ``headline`` (the field summaries rank by and audits compare: higher
+    means more exposed), ``evaluate`` and ``check_examples`` (the entries
     ``alc_dask.testing.family_checks`` checks the contract with). A package registers its family by
     an entry point in the ``alc_dask.families`` group.
 
@@ -193,7 +192,8 @@ class EvaluationFamily:
     - evaluating: ``check`` (release-dependent errors; none), ``labels`` (measures known before
       evaluating; none), ``describe``, ``identity``, ``shared_work``;
     - judging: ``threshold``, ``headline_interval`` and ``scale`` (without the first two every
-      evaluation is inconclusive), ``criterion`` (the regulator's question, else "other"),
+      evaluation is inconclusive; the verdict labels every family on its own scale from them: no
+      ALC band is imposed), ``criterion`` (the regulator's question, else "other"),
       ``breaches``, ``not_informative``, ``detectable``, ``evidence``, ``chosen_among`` and
       ``corrected_headline_interval`` (a correction for the worst of several);
     - planning: ``Entry``, ``plan``, ``generators``, ``JobSettings``, ``scored_settings``,
@@ -214,16 +214,12 @@ class EvaluationFamily:
 
     >>> import pyarrow as pa
     >>> from alc_dask.families import Evaluation, EvaluationFamily, FamilyParams, column
-    >>> from alc_dask.measure import risk_label
     >>> from alc_dask.testing.truth import truth_releases
     >>> class CopiedRowsParams(FamilyParams):
     ...     table: int = 0
     >>> class CopiedRows(EvaluationFamily):
     ...     name, Params, headline = "copied_rows", CopiedRowsParams, "copied_share"
-    ...     fields = (
-    ...         column("copied_share", pa.float64(), "share of released rows equal to a row of the original"),
-    ...         column("risk", pa.string(), "risk label of copied_share"),
-    ...     )
+    ...     fields = (column("copied_share", pa.float64(), "share of released rows equal to a row of the original"),)
     ...
     ...     def evaluate(self, release, seed):
     ...         released = release.anonymized[self.params.table]
@@ -231,10 +227,10 @@ class EvaluationFamily:
     ...             return zip(*(table.column_array(name) for name in released.columns))
     ...         originals = set(rows(release.original))
     ...         share = sum(row in originals for row in rows(released)) / released.n_rows
-    ...         return Evaluation({"copied_share": share, "risk": risk_label(share)})
+    ...         return Evaluation({"copied_share": share})
     >>> truth = truth_releases(rows=500)
     >>> [CopiedRows(table=0).evaluate(truth.release(name), seed=0).measures for name in ("copy", "bootstrap")]
-    [{'copied_share': 1.0, 'risk': 'serious'}, {'copied_share': 0.0, 'risk': 'no loss'}]
+    [{'copied_share': 1.0}, {'copied_share': 0.0}]
     """
 
     name: ClassVar[str]

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from alc_dask.families import DEFAULT_FAMILY
 from alc_dask.report.sections import with_family
 from alc_dask.verdict import Verdict
 
@@ -80,10 +79,10 @@ def headlines(verdict: Verdict | None) -> pd.DataFrame:
 
 
 def compare(current: pd.DataFrame, verdict: Verdict, previous: Verdict | None, worse_by: float = 0.05, flag_pi_at: float | None = None) -> AuditDiff:
-    """``current``: this audit's scores (statuses, errors, the ALC's ``risk`` and ``pi``); ``verdict``
+    """``current``: this audit's scores (statuses, errors, ``risk`` of the families that keep a risk
+    label, the ALC's ``pi``); ``verdict``
     its verdict; ``previous`` the previous audit's verdict (None: there is none)."""
     now = with_family(current).reindex(columns=COLUMNS)
-    now["risk"] = now["risk"].where(now["family"] == DEFAULT_FAMILY)
     before = headlines(previous).drop(columns=["headline", "threshold"]).add_suffix("_before").rename(columns={"scenario_id_before": "scenario_id"})
     table = now.merge(headlines(verdict), on="scenario_id", how="left").merge(before, on="scenario_id", how="left")
     table["change"] = pd.Categorical([_change(row, worse_by) for row in table.itertuples(index=False)], categories=list(CHANGES), ordered=True)

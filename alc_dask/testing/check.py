@@ -5,7 +5,7 @@ reports every failure, not the first alone.
 
 On a small demo release whose truth is known (``demo``), with the job entries the family gives
 (``check_examples``). Without a cluster: ``declarations``; ``plan`` (stable ids and seeds);
-``evaluate here`` (measures of the declared fields and types, a known risk label). On a local Dask
+``evaluate here`` (measures of the declared fields and types, a headline). On a local Dask
 cluster of one worker process, then two (started once for the family's checks, by the first that
 needs it): ``one worker and two`` (the same scores, and those of this process); ``resume``;
 ``audit`` (two nightly audits); ``copy against fresh`` (a release copying the original against a

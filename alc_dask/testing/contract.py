@@ -8,7 +8,6 @@ from pydantic import BaseModel
 
 from alc_dask.families import CheckExamples, EvaluationFamily, FamilyParams, family_names, get_family
 from alc_dask.families.planning import Generator
-from alc_dask.measure import LABELS
 
 
 class ContractError(AssertionError):
@@ -53,7 +52,7 @@ def registered(name: str) -> type[EvaluationFamily]:
 
 
 def check_declarations(cls: type[EvaluationFamily]) -> None:
-    """Params, fields, headline, risk, run-dependent measures, entries and generators as the contract says."""
+    """Params, fields, headline, run-dependent measures, entries and generators as the contract says."""
     name = cls.name
     expect(_subclass(getattr(cls, "Params", None), FamilyParams), name, "Params", "Params must be a subclass of alc_dask.families.FamilyParams")
     fields = getattr(cls, "fields", None)
@@ -67,7 +66,6 @@ def check_declarations(cls: type[EvaluationFamily]) -> None:
     doubled = sorted({n for n in names if names.count(n) > 1})
     expect(not doubled, name, "fields", f"fields names {doubled} more than once")
     types = {f.name: f.type for f in fields}
-    expect(types.get("risk") == pa.string(), name, "fields", f"a `risk` field of type string (one of {', '.join(LABELS)}) is required; got {types.get('risk')}")
     headline = getattr(cls, "headline", None)
     expect(headline in types, name, "headline", f"headline {headline!r} is not one of the fields {names}")
     expect(
@@ -78,7 +76,7 @@ def check_declarations(cls: type[EvaluationFamily]) -> None:
     )
     unknown = sorted(set(cls.run_dependent) - set(types))
     expect(not unknown, name, "run_dependent", f"{unknown} are not fields")
-    expect(not {headline, "risk"} & set(cls.run_dependent), name, "run_dependent", "the headline and the risk label must not depend on where a run ran")
+    expect(headline not in cls.run_dependent, name, "run_dependent", "the headline must not depend on where a run ran")
     expect(_subclass(cls.entry_model(), BaseModel), name, "Entry", "entry_model() must be a pydantic model")
     expect(cls.JobSettings is None or _subclass(cls.JobSettings, BaseModel), name, "JobSettings", "JobSettings must be None or a pydantic model")
     criterion = getattr(cls, "criterion", None)

@@ -2,7 +2,7 @@
 
 A copy of the original gives everyone away; a fresh sample of the same population gives no one away
 (what it teaches holds for anyone). Every evaluation must find the copy worse on the family's headline
-than the fresh sample, and must not label the copy "no loss" or "safe". And what an evaluation says
+than the fresh sample, and the verdict must never pass the copy. And what an evaluation says
 of the people it exposes (``exposed``) names them by their row, never by their values.
 """
 
@@ -14,8 +14,6 @@ import pandas as pd
 
 from alc_dask.families import EvaluationFamily
 from alc_dask.testing.contract import expect
-
-HARMLESS = ("no loss", "safe")
 
 
 def check_copy_worse_than_fresh(cls: type[EvaluationFamily], copy: pd.DataFrame, fresh: pd.DataFrame) -> None:
@@ -36,8 +34,6 @@ def check_copy_worse_than_fresh(cls: type[EvaluationFamily], copy: pd.DataFrame,
         "copy against fresh sample",
         f"a release copying the original must score higher on {headline!r} than a fresh sample of the same population: {not_worse}",
     )
-    harmless = {s: copy.at[s, "risk"] for s in copy.index if copy.at[s, "risk"] in HARMLESS}
-    expect(not harmless, name, "copy against fresh sample", f"a release copying the original was labelled harmless: {harmless}")
     check_verdict_of_copy(cls, copy.reset_index())
 
 

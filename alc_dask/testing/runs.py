@@ -1,5 +1,4 @@
-"""Running a family's job on real Dask clusters, checked: every evaluation succeeds with a known risk
-label, the same seed gives the same scores on one worker, on two, and in this process, and a re-run
+"""Running a family's job on real Dask clusters, checked: every evaluation succeeds, the same seed gives the same scores on one worker, on two, and in this process, and a re-run
 resumes: it writes nothing when all is done, and recomputes exactly the evaluations of a lost part."""
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ import pyarrow.parquet as pq
 
 from alc_dask.engine import run_job
 from alc_dask.families import EvaluationFamily
-from alc_dask.measure import LABELS
 from alc_dask.testing.contract import expect
 from alc_dask.testing.values import differences, summary
 
@@ -20,7 +18,7 @@ SEEDED = ["family", "params", "seed", "status"]
 
 
 def run_checked(cls: type[EvaluationFamily], job: Path, client, out: Path) -> pd.DataFrame:
-    """The job's scores (indexed by scenario id) once every evaluation finished with a known risk label."""
+    """The job's scores (indexed by scenario id) once every evaluation finished."""
     name = cls.name
     scores = run_job(job, client=client, out=out, progress=False).set_index("scenario_id")
     failed = scores[scores["status"] == "failed"]
@@ -30,9 +28,6 @@ def run_checked(cls: type[EvaluationFamily], job: Path, client, out: Path) -> pd
         "evaluate on a worker",
         "; ".join(f"scenario {s} failed: {row['error']}\n{row.get('traceback') or ''}" for s, row in failed.iterrows()),
     )
-    ok = scores[scores["status"] == "ok"]
-    unlabelled = {s: risk for s, risk in ok["risk"].items() if risk not in LABELS}
-    expect(not unlabelled, name, "risk", f"stored risk labels {unlabelled} are not among {', '.join(LABELS)}")
     return scores
 
 

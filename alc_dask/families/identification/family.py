@@ -22,7 +22,6 @@ from pydantic import Field
 from alc_dask.data import ScenarioError
 from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column
 from alc_dask.families.identification.generators import QuasiIdentifierSets
-from alc_dask.measure import risk_label
 from alc_dask.measure.verdict import REIDENTIFICATION
 
 
@@ -126,7 +125,6 @@ class Identification(EvaluationFamily):
         column("k_violations_population_high", pa.float64(), "high end of the violations forecast's interval"),
         column("curve_sizes", pa.list_(pa.float64()), "the measured curve: mean records sampled per level"),
         column("curve_kappa", pa.list_(pa.float64()), "the measured curve: mean measured correctness per level"),
-        column("risk", pa.string(), "risk label of the forecast correctness: no loss, safe, at risk or serious"),
         column("warning", pa.string(), "what makes the forecast doubtful: a fit that did not converge or stopped at a bound, ..."),
     )
 
@@ -186,7 +184,6 @@ class Identification(EvaluationFamily):
                 "k_violations_population_high": high[2],
                 "curve_sizes": sizes.tolist(),
                 "curve_kappa": kappa.tolist(),
-                "risk": risk_label(forecast) if forecast == forecast else None,
                 "warning": "; ".join(warnings) or None,
             }
         )

@@ -13,7 +13,6 @@ from alc_dask.families.base import Evaluation
 from alc_dask.families.special_uniques.keys import KeySpace
 from alc_dask.families.special_uniques.measures import TableRisk, contributions, table_measures
 from alc_dask.families.special_uniques.search import blocks_of, counts_of, summary_of
-from alc_dask.measure import risk_label
 from alc_dask.measure.privacy_risk import PrivacyRisk, bounded, residual_rate, success_rate
 from alc_dask.measure.suda import msu_weights
 
@@ -84,7 +83,6 @@ def _measures(params, columns, summaries: dict, risks: dict) -> dict:
         "replicated_risk": risk.value,
         "replicated_risk_low": risk.low,
         "replicated_risk_high": risk.high,
-        "risk": risk_label(risk.value) if risk.value == risk.value else None,
         "highest_risk_records": original.top_rows.astype(np.int64).tolist(),
         "highest_risk_dis_suda": top.tolist(),
         "confidence_level": params.confidence_level,

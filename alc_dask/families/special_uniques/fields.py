@@ -47,7 +47,6 @@ FIELDS = (
     ),
     column("replicated_risk_low", pa.float64(), "lower end of the replicated risk's interval"),
     column("replicated_risk_high", pa.float64(), "upper end of the replicated risk's interval"),
-    column("risk", pa.string(), "risk label of the replicated risk: no loss, safe, at risk or serious"),
     column("highest_risk_records", pa.list_(pa.int64()), "rows of the original of highest SUDA score (so of highest DIS-SUDA risk), highest first"),
     column("highest_risk_dis_suda", pa.list_(pa.float64()), "the DIS-SUDA risk of each of highest_risk_records"),
     column("confidence_level", pa.float64(), "confidence level of the shares' and the risk's intervals"),

@@ -24,7 +24,6 @@ REPLICATED = [
     "replicated_risk",
     "replicated_risk_low",
     "replicated_risk_high",
-    "risk",
     "label",
     "warning",
 ]

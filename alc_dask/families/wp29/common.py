@@ -31,14 +31,13 @@ from pydantic import AfterValidator, Field
 from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.data.partitioned import whole
 from alc_dask.families.base import EvaluationFamily, FamilyParams, HeadlineInterval, column, exposed_records
-from alc_dask.measure import AttackCounts, risk_label
+from alc_dask.measure import AttackCounts
 from alc_dask.measure.verdict import REIDENTIFICATION
 
 WP29_FIELDS = (
     column("privacy_risk", pa.float64(), "the members' excess success over the control's: (attack - control) / (1 - control), in [0, 1]"),
     column("privacy_risk_low", pa.float64(), "lower end of the privacy risk's interval"),
     column("privacy_risk_high", pa.float64(), "upper end of the privacy risk's interval"),
-    column("risk", pa.string(), "risk label of the privacy risk: no loss, safe, at risk or serious"),
     column("attack_rate", pa.float64(), "the attack's success rate on original records (members), Wilson-corrected"),
     column("attack_rate_err", pa.float64(), "the attack rate's error (half its interval)"),
     column("baseline_rate", pa.float64(), "the random baseline's success rate, Wilson-corrected"),
@@ -257,7 +256,7 @@ def check_columns(release: Release, anonymized: EncodedTable, field: str, column
 
 
 def wp29_measures(counts: AttackCounts, confidence_level: float, warnings: list[str]) -> dict:
-    """The measures row of a WP29 evaluation: rates, risk and its label, the raw counts, warnings."""
+    """The measures row of a WP29 evaluation: rates, risk, the raw counts, warnings."""
     measures = counts.measures(confidence_level)
     if not measures["beats_baseline"]:
         warnings = [*warnings, NOT_MEANINGFUL]
@@ -266,7 +265,6 @@ def wp29_measures(counts: AttackCounts, confidence_level: float, warnings: list[
         warnings = [*warnings, CONTROL_ALWAYS_SUCCEEDS]
     return {
         **measures,
-        "risk": risk_label(measures["privacy_risk"]) if measurable else None,
         "n_attacks": counts.n_attacks,
         "n_success": counts.n_success,
         "n_baseline_attacks": counts.n_baseline_attacks,

@@ -25,7 +25,7 @@ from pydantic import Field
 
 from alc_dask.data import ScenarioError
 from alc_dask.families import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, Threshold, column
-from alc_dask.measure import risk_label, wilson_interval
+from alc_dask.measure import wilson_interval
 
 
 class ExactCopiesParams(FamilyParams):
@@ -54,7 +54,6 @@ class ExactCopies(EvaluationFamily):
         column("control_share_low", pa.float64(), "lower end of the control share's Wilson interval"),
         column("control_share_high", pa.float64(), "upper end of the control share's Wilson interval"),
         column("copy_risk", pa.float64(), "the copy share's excess over the control's: (copy - control) / (1 - control)"),
-        column("risk", pa.string(), "risk label of copy_risk: no loss, safe, at risk or serious"),
         column("confidence_level", pa.float64(), "confidence level of the intervals"),
     )
 
@@ -123,7 +122,6 @@ class ExactCopies(EvaluationFamily):
                 "control_share_low": float(control_low),
                 "control_share_high": float(control_high),
                 "copy_risk": risk,
-                "risk": risk_label(risk) if risk == risk else None,  # every released row copies someone kept out: nothing to tell
                 "confidence_level": p.confidence_level,
             }
         )

@@ -21,7 +21,6 @@ COLUMNS = [
     "control_share_low",
     "control_share_high",
     "copy_risk",
-    "risk",
 ]
 
 

@@ -17,7 +17,7 @@ def test_released_rows_copying_the_original_beyond_the_control_are_counted():
     measures = ExactCopies().evaluate(Release.load(ORIGINAL, [released], control=CONTROL), seed=0).measures
     assert (measures["n_copies"], measures["n_control_copies"], measures["n_released"]) == (2, 1, 4)
     assert measures["copy_risk"] == pytest.approx((0.5 - 0.25) / (1 - 0.25))
-    assert measures["copy_share_low"] < 0.5 < measures["copy_share_high"] and measures["risk"] == "safe"
+    assert measures["copy_share_low"] < 0.5 < measures["copy_share_high"] and "risk" not in measures  # labelled by the verdict, from copy_risk
 
 
 def test_columns_compared_can_be_chosen():

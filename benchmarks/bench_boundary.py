@@ -2,10 +2,11 @@
 (anonymity-loss-coefficient 1.0.32) on releases it calls at risk and serious, and the reference
 beside itself.
 
-Tables: 10 000 rows sampled (seed 0) from adult and insurance, and tx2019 (9 276 rows, shuffled) in ../shared/data; releases of
-each: an exact copy and copies with 5%, 20% and 80% of every column's values swapped between rows;
-attacks: four categorical secrets per table (from a common one to one ~96% of rows share), each with
-three to five known columns drawn at random (seed 0), on every release: 48 attacks.
+Tables: 10 000 rows sampled (seed 0) from adult, insurance, census and BankChurners, and tx2019
+(9 276 rows, shuffled) in ../shared/data; releases of each: an exact copy and copies with 5%, 20%
+and 80% of every column's values swapped between rows; attacks: four categorical secrets per table
+(from a common one to one ~96% of rows share), each with three to five known columns drawn at
+random (seed 0), on every release: 80 attacks.
 
 The reference runs in its own virtual environment (bench-envs/reference, created when absent),
 one process, twice: seed 1 on the file's row order, and seed 2 on the original's rows shuffled (it
@@ -48,6 +49,8 @@ TABLES = {
     "adult": ("alc-paper/adult/original.parquet", ["education", "marital-status", "workclass", "race"]),
     "insurance": ("alc-paper/insurance/original.parquet", ["ILiCost", "MedCost", "ThisCarCost", "Age"]),
     "tx2019": ("tx2019/original.csv", ["DEAR", "EDU", "MSP", "OWN_RENT"]),
+    "census": ("alc-paper/census/original.parquet", ["sex", "marital stat", "class of worker", "tax filer stat"]),
+    "bankchurners": ("alc-paper/BankChurnersNoId/original.parquet", ["Gender", "Marital_Status", "Income_Category", "Education_Level"]),
 }
 RELEASES = {"copy": 0.0, "swap_05": 0.05, "swap_20": 0.2, "swap_80": 0.8}
 REFERENCE_RUNS = {"seed1": {"seed": 1}, "seed2_shuffled": {"seed": 2, "shuffle": 2}}

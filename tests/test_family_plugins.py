@@ -81,8 +81,8 @@ def test_an_installed_family_and_attack_run_on_a_cluster_with_summary_and_audit(
     assert run.returncode == 0, run.stderr
     assert sorted(path.name for path in (tmp_path / "out" / "scores").iterdir()) == ["alc", "exact_copies", "membership", "singling_out"]
     copies = pd.read_parquet(tmp_path / "out" / "scores" / "exact_copies")  # the plugin's own table, in the columns it declares
-    assert copies.columns[-3:].tolist() == ["copy_risk", "risk", "confidence_level"]
-    assert copies["copy_share"].tolist() == [1.0] and copies["risk"].tolist() == ["serious"]
+    assert copies.columns[-2:].tolist() == ["copy_risk", "confidence_level"]
+    assert copies["copy_share"].tolist() == [1.0] and copies["copy_risk"].tolist() == [1.0]
     scores = pd.concat([pd.read_parquet(folder) for folder in (tmp_path / "out" / "scores").iterdir()]).set_index("family")
     assert (scores["status"] == "ok").all() and scores["worker"].str.startswith("tcp://127.0.0.1:").all()
     assert scores.loc["alc", "attack"] == "first_row"

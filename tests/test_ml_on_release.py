@@ -66,6 +66,7 @@ def test_shuffled_marginals_teach_less_than_the_population(truth):
     assert head.value < 0 and interval_label(head.low, head.high, AlcFamily.threshold.value) is Label.PASS
 
 
+@pytest.mark.long  # two ALC scenarios to their halt: 25-50 s on a busy machine
 def test_noise_weakens_the_attack(truth):
     """Noisy copies, none of whose rows is a member's: less noise, more inferred."""
     alcs = [alc_interval(truth, name).value for name in ("noisy_5", "noisy_20")]

@@ -122,6 +122,7 @@ def classifier_auc(original: pd.DataFrame, release: pd.DataFrame, seed: int) -> 
     """Cross-validated ROC AUC of telling the release's rows from the original's (see the module)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from threadpoolctl import threadpool_limits
 
     rows = min(len(original), len(release), CLASSIFIER_ROWS)
     if rows < 2 * FOLDS:
@@ -133,7 +134,8 @@ def classifier_auc(original: pd.DataFrame, release: pd.DataFrame, seed: int) -> 
     labels = np.repeat([0, 1], rows)
     model = HistGradientBoostingClassifier(categorical_features="from_dtype", max_iter=100, random_state=seed)
     folds = StratifiedKFold(FOLDS, shuffle=True, random_state=seed)
-    auc = float(np.mean(cross_val_score(model, features, labels, cv=folds, scoring="roc_auc")))
+    with threadpool_limits(1):  # OpenMP's threads spin-wait: on a busy machine its first fit in a process took 29 s, not 1
+        auc = float(np.mean(cross_val_score(model, features, labels, cv=folds, scoring="roc_auc")))
     return max(auc, 0.5)  # below: rows both tables hold, learnt with one label and tested with the other
 
 

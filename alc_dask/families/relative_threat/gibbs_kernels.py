@@ -212,14 +212,14 @@ def generalized_chain(
     theta = np.empty(n_sensitive)
     cumulative = np.empty(n_values)
     key = np.uint64(seed)
-    _draw_phi(counts, count_shapes, offsets, phi, words, doubles)  # a first π from the prior
     stored = 0
-    for iteration in range(iterations):
-        for i in range(flat_counts.shape[0]):
-            flat_counts[i] = flat_fixed[i]
-        key = _draw_each(flat_phi, each_bounds, each_values, each_rows, flat_counts, cumulative, key)
-        for c in many:
-            _draw_multinomial(phi, combo_s[c], cell_values, combo_values_start[c], combo_values_end[c], combo_count[c], counts)
+    for iteration in range(-1, iterations):  # -1: a first π from the prior (counts of zero), by the same inlined draw
+        if iteration >= 0:
+            for i in range(flat_counts.shape[0]):
+                flat_counts[i] = flat_fixed[i]
+            key = _draw_each(flat_phi, each_bounds, each_values, each_rows, flat_counts, cumulative, key)
+            for c in many:
+                _draw_multinomial(phi, combo_s[c], cell_values, combo_values_start[c], combo_values_end[c], combo_count[c], counts)
         refill(words, doubles)  # the multinomials drew from Numba's generator
         _draw_phi(counts, count_shapes, offsets, phi, words, doubles)
         if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:

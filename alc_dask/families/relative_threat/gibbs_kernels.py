@@ -54,7 +54,7 @@ def _draw_theta(shapes, theta, words, doubles):
         theta[s] /= total
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=True, inline="always")
 def _shape_tables(alpha, beta, sensitive_counts):
     """The gamma constants of beta + n for every count n a cell can reach (up to a sensitive value's
     rows), and of alpha + each sensitive value's rows. Loops, as in every kernel here: array
@@ -72,7 +72,7 @@ def _shape_tables(alpha, beta, sensitive_counts):
     return gamma_table(cell), gamma_table(sensitive)
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=True, inline="always")
 def _keep(thetas, phis, stored, theta, phi):
     """Draw ``stored`` of the chain: theta and phi."""
     for s in range(phi.shape[0]):
@@ -147,7 +147,7 @@ def _draw_multinomial(phi, s, cell_values, start, end, rows, counts):
     counts[s, cell_values[end - 1]] += remaining
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=True, inline="always")
 def _split_combos(combo_s, combo_values_start, combo_values_end, combo_count, cell_values, fixed):
     """Adds to ``fixed`` the counts of the combos of one value; returns the other combos, those drawn
     row by row (few rows, or fewer rows than values), then those drawn as multinomials."""
@@ -167,7 +167,7 @@ def _split_combos(combo_s, combo_values_start, combo_values_end, combo_count, ce
     return each[:n_each], many[:n_many]
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=True, inline="always")
 def _flat_combos(chosen, combo_s, combo_values_start, combo_values_end, combo_count, cell_values, n_values):
     """The ``chosen`` combos laid out for ``_draw_each``: bounds, flat indices s * V + value, rows."""
     bounds = np.zeros(chosen.shape[0] + 1, dtype=np.int64)
@@ -289,7 +289,7 @@ def _close_span(held, j, group_start, assign, now):
         since[j] = now
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=True, inline="always")
 def _swapped_groups(group_offsets):
     """The starts and sizes of the groups of two rows or more (a group of one row proposes nothing)."""
     starts = np.empty(group_offsets.shape[0] - 1, dtype=np.int64)

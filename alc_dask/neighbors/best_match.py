@@ -59,7 +59,7 @@ class BestMatchSearch:
 
     def block(self, block: EncodedTable, start: int) -> Matches:
         q = self.query
-        secret = np.ascontiguousarray(secret_codes(block, self.secret))
+        secret = np.ascontiguousarray(secret_codes(block, self.secret), dtype=np.int32)  # one type: one compiled kernel
         distance, histogram = best_match_histograms(
             *q.arguments(), block.codes, block.values, q.cat_columns, q.cont_columns, secret, self.secret.secret_codes.n_codes
         )

@@ -54,10 +54,31 @@ def _draw_theta(shapes, theta, words, doubles):
         theta[s] /= total
 
 
-@numba.njit(nogil=True, cache=True)
-def _count_shapes(beta, sensitive_counts):
-    """The gamma constants of beta + n for every count n a cell can reach (up to a sensitive value's rows)."""
-    return gamma_table(beta + np.arange(int(sensitive_counts.max()) + 1).astype(np.float64))
+@numba.njit(nogil=True, cache=True, inline="always")
+def _shape_tables(alpha, beta, sensitive_counts):
+    """The gamma constants of beta + n for every count n a cell can reach (up to a sensitive value's
+    rows), and of alpha + each sensitive value's rows. Loops, as in every kernel here: array
+    arithmetic, fancy indexing and slice assignment compile their broadcasting and its error
+    messages, seconds per chain on a cold start."""
+    most = 0.0
+    for s in range(sensitive_counts.shape[0]):
+        most = max(most, sensitive_counts[s])
+    cell = np.empty(int(most) + 1)
+    for n in range(cell.shape[0]):
+        cell[n] = beta + n
+    sensitive = np.empty(sensitive_counts.shape[0])
+    for s in range(sensitive.shape[0]):
+        sensitive[s] = alpha + sensitive_counts[s]
+    return gamma_table(cell), gamma_table(sensitive)
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _keep(thetas, phis, stored, theta, phi):
+    """Draw ``stored`` of the chain: theta and phi."""
+    for s in range(phi.shape[0]):
+        thetas[stored, s] = theta[s]
+        for v in range(phi.shape[1]):
+            phis[stored, s, v] = phi[s, v]
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -126,18 +147,40 @@ def _draw_multinomial(phi, s, cell_values, start, end, rows, counts):
     counts[s, cell_values[end - 1]] += remaining
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=True, inline="always")
+def _split_combos(combo_s, combo_values_start, combo_values_end, combo_count, cell_values, fixed):
+    """Adds to ``fixed`` the counts of the combos of one value; returns the other combos, those drawn
+    row by row (few rows, or fewer rows than values), then those drawn as multinomials."""
+    each = np.empty(combo_s.shape[0], dtype=np.int64)
+    many = np.empty(combo_s.shape[0], dtype=np.int64)
+    n_each = n_many = 0
+    for c in range(combo_s.shape[0]):
+        size, rows = combo_values_end[c] - combo_values_start[c], combo_count[c]
+        if size == 1:
+            fixed[combo_s[c], cell_values[combo_values_start[c]]] += rows
+        elif size > 1 and (rows <= FEW_ROWS or rows < size):
+            each[n_each] = c
+            n_each += 1
+        elif size > 1:
+            many[n_many] = c
+            n_many += 1
+    return each[:n_each], many[:n_many]
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
 def _flat_combos(chosen, combo_s, combo_values_start, combo_values_end, combo_count, cell_values, n_values):
     """The ``chosen`` combos laid out for ``_draw_each``: bounds, flat indices s * V + value, rows."""
-    sizes = combo_values_end[chosen] - combo_values_start[chosen]
     bounds = np.zeros(chosen.shape[0] + 1, dtype=np.int64)
-    bounds[1:] = np.cumsum(sizes)
-    values = np.empty(bounds[-1], dtype=np.int64)
+    rows = np.empty(chosen.shape[0], dtype=np.int64)
+    for k in range(chosen.shape[0]):
+        bounds[k + 1] = bounds[k] + combo_values_end[chosen[k]] - combo_values_start[chosen[k]]
+        rows[k] = combo_count[chosen[k]]
+    values = np.empty(bounds[chosen.shape[0]], dtype=np.int64)
     for k in range(chosen.shape[0]):
         c = chosen[k]
-        for i in range(sizes[k]):
+        for i in range(bounds[k + 1] - bounds[k]):
             values[bounds[k] + i] = combo_s[c] * n_values + cell_values[combo_values_start[c] + i]
-    return bounds, values, combo_count[chosen].copy()
+    return bounds, values, rows
 
 
 @numba.njit(nogil=True, cache=True)
@@ -160,32 +203,28 @@ def generalized_chain(
     thetas = np.empty((kept, n_sensitive))
     phis = np.empty((kept, n_sensitive, n_values))
     fixed = np.zeros((n_sensitive, n_values), dtype=np.int64)
-    sizes = combo_values_end - combo_values_start
-    each = np.flatnonzero((sizes > 1) & ((combo_count <= FEW_ROWS) | (combo_count < sizes)))
-    many = np.flatnonzero((sizes > 1) & (combo_count > FEW_ROWS) & (combo_count >= sizes))
-    for c in np.flatnonzero(combo_values_end - combo_values_start == 1):
-        fixed[combo_s[c], cell_values[combo_values_start[c]]] += combo_count[c]
+    each, many = _split_combos(combo_s, combo_values_start, combo_values_end, combo_count, cell_values, fixed)
     each_bounds, each_values, each_rows = _flat_combos(each, combo_s, combo_values_start, combo_values_end, combo_count, cell_values, n_values)
     counts = np.zeros((n_sensitive, n_values), dtype=np.int64)
-    count_shapes, sensitive_shapes = _count_shapes(beta, sensitive_counts), gamma_table(alpha + sensitive_counts)
+    count_shapes, sensitive_shapes = _shape_tables(alpha, beta, sensitive_counts)
     phi = np.empty((n_sensitive, n_values))
-    flat_phi, flat_counts = phi.reshape(n_sensitive * n_values), counts.reshape(n_sensitive * n_values)
+    flat_phi, flat_counts, flat_fixed = phi.reshape(n_sensitive * n_values), counts.reshape(n_sensitive * n_values), fixed.reshape(n_sensitive * n_values)
     theta = np.empty(n_sensitive)
     cumulative = np.empty(n_values)
     key = np.uint64(seed)
-    _draw_phi(counts, count_shapes, offsets, phi, words, doubles)  # a first π from the prior
     stored = 0
-    for iteration in range(iterations):
-        counts[:] = fixed
-        key = _draw_each(flat_phi, each_bounds, each_values, each_rows, flat_counts, cumulative, key)
-        for c in many:
-            _draw_multinomial(phi, combo_s[c], cell_values, combo_values_start[c], combo_values_end[c], combo_count[c], counts)
+    for iteration in range(-1, iterations):  # -1: a first π from the prior (counts of zero), by the same inlined draw
+        if iteration >= 0:
+            for i in range(flat_counts.shape[0]):
+                flat_counts[i] = flat_fixed[i]
+            key = _draw_each(flat_phi, each_bounds, each_values, each_rows, flat_counts, cumulative, key)
+            for c in many:
+                _draw_multinomial(phi, combo_s[c], cell_values, combo_values_start[c], combo_values_end[c], combo_count[c], counts)
         refill(words, doubles)  # the multinomials drew from Numba's generator
         _draw_phi(counts, count_shapes, offsets, phi, words, doubles)
         if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:
             _draw_theta(sensitive_shapes, theta, words, doubles)
-            thetas[stored] = theta
-            phis[stored] = phi
+            _keep(thetas, phis, stored, theta, phi)
             stored += 1
     return thetas, phis
 
@@ -250,6 +289,19 @@ def _close_span(held, j, group_start, assign, now):
         since[j] = now
 
 
+@numba.njit(nogil=True, cache=True, inline="always")
+def _swapped_groups(group_offsets):
+    """The starts and sizes of the groups of two rows or more (a group of one row proposes nothing)."""
+    starts = np.empty(group_offsets.shape[0] - 1, dtype=np.int64)
+    sizes = np.empty(group_offsets.shape[0] - 1, dtype=np.int64)
+    n = 0
+    for g in range(group_offsets.shape[0] - 1):
+        if group_offsets[g + 1] - group_offsets[g] >= 2:
+            starts[n], sizes[n] = group_offsets[g], group_offsets[g + 1] - group_offsets[g]
+            n += 1
+    return starts[:n], sizes[:n]
+
+
 @numba.njit(nogil=True, cache=True)
 def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensitive_counts, group_offsets, sensitive, qi, slot_offsets, swaps):
     """A chain on an Anatomy table; returns kept theta (m, S), phi (m, S, V), the acceptance rate, and
@@ -270,11 +322,9 @@ def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensiti
         for a in range(n_attributes):
             tuples[j, a] = offsets[a] + qi[j, a]
             counts[sensitive[j], tuples[j, a]] += 1
-    sizes = group_offsets[1:] - group_offsets[:-1]
-    swapped = np.flatnonzero(sizes >= 2)  # a group of one row proposes nothing
-    group_starts, group_sizes = group_offsets[swapped], sizes[swapped]
+    group_starts, group_sizes = _swapped_groups(group_offsets)
     row_sensitive = sensitive.copy()
-    count_shapes, sensitive_shapes = _count_shapes(beta, sensitive_counts), gamma_table(alpha + sensitive_counts)
+    count_shapes, sensitive_shapes = _shape_tables(alpha, beta, sensitive_counts)
     phi = np.empty((n_sensitive, n_values))
     theta = np.empty(n_sensitive)
     proposed = accepted = 0
@@ -287,8 +337,7 @@ def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensiti
         )
         if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:
             _draw_theta(sensitive_shapes, theta, words, doubles)
-            thetas[stored] = theta
-            phis[stored] = phi
+            _keep(thetas, phis, stored, theta, phi)
             stored += 1
     for g in range(group_offsets.shape[0] - 1):
         for j in range(group_offsets[g], group_offsets[g + 1]):

@@ -146,7 +146,7 @@ def standard_gamma(table, i, words, doubles, index):
         u, index = next_double(words, doubles, index)
         x = -math.log(1.0 - u)
     else:
-        x, index = _small_shape_gamma(shape, words, doubles, index)
+        x, index = _small_shape_gamma(shape, words, doubles, np.uint64(index))  # the index is uint32 or uint64 by caller: one type, one compilation
     return x, index
 
 

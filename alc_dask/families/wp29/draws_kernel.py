@@ -1,5 +1,6 @@
 """The Numba replay of ``draws.random_conditions``: numpy's bounded integer draws, one after another,
-each range set by the draws before it."""
+each range set by the draws before it. Plain loops (the few picked columns sorted by insertion, not
+``np.sort``): a fresh worker compiles this kernel on its first baseline."""
 
 import numba
 import numpy as np
@@ -23,14 +24,26 @@ def _bounded(stream, position, high):
 
 
 @numba.njit(cache=True, nogil=True)
+def _sort_into(values, out):
+    """``out``: ``values`` increasing (insertion sort: a handful of columns)."""
+    for t in range(values.shape[0]):
+        i = t
+        while i > 0 and out[i - 1] > values[t]:
+            out[i] = out[i - 1]
+            i -= 1
+        out[i] = values[t]
+
+
+@numba.njit(cache=True, nogil=True)
 def replay_conditions(stream, n_columns, n_cols, count, n_values, n_ops):
     """Columns, value indices and op indices (count, n_cols) of ``random_conditions`` drawn from the
     32-bit ``stream``, and the draws used (-1: the stream ran out)."""
     columns = np.empty((count, n_cols), dtype=np.int64)
     values = np.empty((count, n_cols), dtype=np.int64)
     ops = np.empty((count, n_cols), dtype=np.int64)
-    position = 0
+    position = np.int64(0)  # not a literal: one compiled `_bounded`
     picked = np.empty(n_cols, dtype=np.int64)
+    chosen = np.empty(n_cols, dtype=np.int64)
     for p in range(count):
         for t in range(n_cols):  # Floyd's algorithm, then the shuffle of its picks
             j = n_columns - n_cols + t
@@ -47,7 +60,7 @@ def replay_conditions(stream, n_columns, n_cols, count, n_values, n_ops):
             if position < 0:
                 return columns, values, ops, -1
             picked[i], picked[j] = picked[j], picked[i]
-        chosen = np.sort(picked)
+        _sort_into(picked, chosen)
         for t in range(n_cols):
             c = chosen[t]
             columns[p, t] = c

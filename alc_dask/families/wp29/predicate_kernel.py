@@ -26,7 +26,7 @@ def match_up_to(column, lo, hi, mode, order, sorted_values, present, values, cap
                 a, b = 0, present[c]
             else:
                 known = sorted_values[c, : present[c]]
-                a, b = np.searchsorted(known, lo[p, j], "left"), np.searchsorted(known, hi[p, j], "right")
+                a, b = _search_sorted(known, lo[p, j], False), _search_sorted(known, hi[p, j], True)
             if pivot < 0 or b - a < stop - start:
                 pivot, start, stop = c, a, b
         for i in range(start, stop):
@@ -43,6 +43,23 @@ def match_up_to(column, lo, hi, mode, order, sorted_values, present, values, cap
                 else:
                     break
     return counts, first
+
+
+@numba.njit(nogil=True, cache=True)
+def _search_sorted(known, key, right):
+    """``np.searchsorted(known, key, "right" if right else "left")`` as Numba's (NaN after every
+    value), by a bisection of its own: Numba's compiles its generic comparisons, a second or more on
+    a fresh worker."""
+    low, high = 0, known.shape[0]
+    while low < high:
+        middle = low + ((high - low) >> 1)
+        x = known[middle]
+        before = (np.isnan(key) or x <= key) if right else (x < key or (np.isnan(key) and not np.isnan(x)))
+        if before:
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 @numba.njit(nogil=True, inline="always")

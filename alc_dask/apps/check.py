@@ -235,8 +235,9 @@ def run_check(
     with OnDemandClient(None, scheduler, workers) as cluster, engine_inputs(inputs, output, shared=cluster.elsewhere) as paths:
         job = battery_job(paths["original"], paths["release"], paths["control"], str(output.resolve()), entries, seed, inputs.kinds, release_label(inputs))
         spec = validate_job(job, "the check's battery")
-        scores = run_job(spec, client=cluster.get(), progress=progress, wait=wait)
-        kept = fidelity(typed["original"], typed["release"], cluster.get(), seed)
+        client = cluster.get()
+        scores = run_job(spec, client=client, progress=progress, wait=wait)
+        kept = fidelity(typed["original"], typed["release"], client, seed)
     seconds = time.perf_counter() - started
     exposure = exposure_of_results(output)
     verdict = read_verdict(output).model_copy(update={"fidelity": kept})  # judged once, by the run; utility beside it

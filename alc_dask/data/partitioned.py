@@ -89,15 +89,20 @@ def holding_client(release):
     """The Dask client whose cluster holds the release's partitioned tables (their blocks' futures
     carry it), or None when every table is in this process."""
     tables = (release.original, *release.anonymized, release.control)
-    blocks = [t.blocks[0] for t in tables if isinstance(t, PartitionedTable) and t.blocks]
-    return next((b.client for b in blocks if getattr(b, "client", None) is not None), None)
+    clients = (_client_of(t.blocks) for t in tables if isinstance(t, PartitionedTable))
+    return next((client for client in clients if client is not None), None)
+
+
+def _client_of(blocks: Sequence):
+    """The client the blocks' futures carry; None for blocks held in this process."""
+    return getattr(blocks[0], "client", None) if blocks else None
 
 
 def compute(blocks: Sequence, *delayed) -> tuple:
     """Compute `delayed` on the cluster holding `blocks` (in process when they are not futures)."""
     import dask
 
-    client = getattr(blocks[0], "client", None) if blocks else None
+    client = _client_of(blocks)
     if client is None:
         return dask.compute(*delayed)
     with _out_of_the_thread_pool():

@@ -107,7 +107,7 @@ def inputs():
         ({"attack": "best_row_match"}, "attack (--attack): attack 'best_row_match' is for attribute inference, not membership"),
         (
             {"secret": "s", "family": "inference", "attack": "best_row_match"},
-            "'best_row_match' is not an attack of family inference; it has ['nearest', 'ml_on_release']",
+            "'best_row_match' is not an attack of family inference; it has ['nearest', 'weighted_nearest', 'ml_on_release']",
         ),
     ],
 )

@@ -112,7 +112,8 @@ def truth_releases(rows: int = 1000, seed: int = 0, control_rows: int | None = N
 
 def noisy_copy(members: pd.DataFrame, level: float, seed: int = 0) -> pd.DataFrame:
     """The members with noise of ``level``, numbers kept on their column's grid, and no row equal
-    to any member's (such a row has a number nudged by one step of its grid until it is not)."""
+    to any member's (such a row has a number nudged by one step of its grid until it is not; in a
+    table without a number column, its values are noised again)."""
     rng = stream(seed, "truth noise", round(1000 * level))
     noisy = members.copy()
     numeric = [c for c in members.columns if pd.api.types.is_numeric_dtype(members[c])]
@@ -127,6 +128,10 @@ def noisy_copy(members: pd.DataFrame, level: float, seed: int = 0) -> pd.DataFra
         same = _equal_to_a_member(noisy, members)
         if not same.any():
             return noisy
+        if not numeric:
+            for column in members.columns:
+                noisy.loc[same, column] = _replaced(members[column].to_numpy(), level, rng)[same]
+            continue
         column = numeric[int(rng.integers(len(numeric)))]
         noisy.loc[same, column] += rng.choice([-1, 1], int(same.sum())) * (steps[column] or level * members[column].std())
     raise RuntimeError(f"noise {level}: rows still equal to members after {MAX_NUDGES} nudges")

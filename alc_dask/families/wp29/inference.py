@@ -9,7 +9,8 @@ guess counts as right there; dividing by the true value keeps the tolerance a pr
 person attacked. The baseline guesses the secret of a random anonymized row. Rows at equal
 distance are ranked in a seeded random order, not by row number.
 
-``attack: ml_on_release`` guesses instead with a model trained on the anonymized table (Stadler,
+``attack: weighted_nearest`` finds the nearest row by a distance where disagreeing on a rare value
+counts more (``alc_dask.neighbors.weighted``). ``attack: ml_on_release`` guesses instead with a model trained on the anonymized table (Stadler,
 Oprisanu & Troncoso 2022): the ALC family's ``ml_on_release`` attack with its defaults, for the
 original's targets and the control's alike (a continuous secret predicted as a number, chosen by
 how often it is right within ``tolerance``, which must then be above 0).
@@ -23,13 +24,15 @@ swap or a 20% noisy copy from a release of other people where the ALC's threshol
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated, Literal
+from collections.abc import Callable
+from typing import Annotated, Literal
 
 import numpy as np
 import pyarrow as pa
 from pydantic import Field, model_validator
 
 from alc_dask.data import ColumnKind, EncodedTable, ScenarioError
+from alc_dask.data.partitioned import whole
 from alc_dask.families.base import CheckExamples, Evaluation, column
 from alc_dask.families.wp29.common import (
     BATTERY_ATTACKS,
@@ -47,8 +50,8 @@ from alc_dask.families.wp29.common import (
 from alc_dask.measure import AttackCounts, Tolerance
 from alc_dask.seeds import stream
 
-if TYPE_CHECKING:
-    from alc_dask.neighbors.nearest import ShuffledTable
+NearestRows = Callable[..., np.ndarray]
+"""A search of one table: targets (and optionally each target's own row, left out) to each target's nearest row."""
 
 
 class InferenceParams(Wp29Params):
@@ -56,8 +59,10 @@ class InferenceParams(Wp29Params):
     secret: str
     tolerance: Annotated[float, Field(ge=0, lt=1)] = 0.05
     """Relative tolerance of a right guess of a continuous secret."""
-    attack: Literal["nearest", "ml_on_release"] = "nearest"
-    """How the secret is guessed: the nearest anonymized row's (Anonymeter's), or a model trained on the anonymized table's."""
+    attack: Literal["nearest", "weighted_nearest", "ml_on_release"] = "nearest"
+    """How the secret is guessed: the nearest anonymized row's (Anonymeter's), the nearest by a
+    distance where disagreeing on a rare value counts more (``alc_dask.neighbors.weighted``), or a
+    model trained on the anonymized table's."""
 
     @model_validator(mode="after")
     def _secret_not_known(self):
@@ -67,13 +72,9 @@ class InferenceParams(Wp29Params):
 
     @model_validator(mode="after")
     def _reference_attack(self):
-        if self.reference == "original" and self.attack != "nearest":
+        if self.reference == "original" and self.attack == "ml_on_release":
             raise ValueError(f"reference: original compares nearest rows; attack {self.attack!r} needs a control table (reference: control)")
         return self
-
-
-BATTERY_KNOWN = 8
-"""Columns the battery's inference attacker knows at most."""
 
 
 class Inference(Wp29Family):
@@ -98,7 +99,11 @@ class Inference(Wp29Family):
     fields = (
         column("secret", pa.string(), "the column the attack guesses"),
         column("known", pa.string(), "the auxiliary columns the attacker knows, as a sorted JSON list"),
-        column("attack", pa.string(), "how the secret is guessed: nearest (the nearest anonymized row's) or ml_on_release (a model trained on the release)"),
+        column(
+            "attack",
+            pa.string(),
+            "how the secret is guessed: nearest (the nearest anonymized row's), weighted_nearest (the nearest where disagreeing on a rare value counts more) or ml_on_release (a model trained on the release)",
+        ),
         *WP29_FIELDS,
     )
     headline = "privacy_risk"
@@ -119,15 +124,21 @@ class Inference(Wp29Family):
 
     @classmethod
     def battery(cls, tables):
-        """Each secret inferred from up to ``BATTERY_KNOWN`` other columns of the release; without a
-        control table, against the original's other people (``reference: original``)."""
+        """Each secret inferred twice: from the quasi-identifiers by the nearest row (Anonymeter's
+        attacker, who knows what such an attacker usually knows), and from every other column of
+        the release by the rarity-weighted nearest row (the strongest sensible attacker, who knows
+        everything else: a 20% noisy copy of a table of categories is flagged by it and by neither
+        the plain nearest row nor a few known columns); without a control table, against the
+        original's other people (``reference: original``)."""
         released = [c for c in tables.columns if c in tables.release.columns]
         reference = {} if tables.has_control else {"reference": "original"}
         entries = []
         for secret in tables.secrets:
-            known = [c for c in released if c != secret][:BATTERY_KNOWN]
-            if known:
-                entries.append({"family": cls.name, "secret": secret, "aux_cols": known, "n_attacks": BATTERY_ATTACKS, **reference})
+            quasi = [c for c in tables.quasi_identifiers if c in released and c != secret]
+            others = [c for c in released if c != secret]
+            for known, attack in ((quasi, "nearest"), (others, "weighted_nearest")):
+                if known:
+                    entries.append({"family": cls.name, "secret": secret, "aux_cols": known, "attack": attack, "n_attacks": BATTERY_ATTACKS, **reference})
         return entries
 
     def describe(self) -> str:
@@ -171,8 +182,6 @@ class Inference(Wp29Family):
     def _against_others(self, release, anonymized: EncodedTable, rng: np.random.Generator) -> Evaluation:
         """Without a control table: each member's secret guessed from the release and from the
         original's other people, at one size (``OthersOfTheOriginal``); the random baseline as ever."""
-        from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
-
         p = self.params
         sides = OthersOfTheOriginal.of(release.original, anonymized, rng)
         positions = sides.attacked(p.n_attacks, rng)
@@ -182,8 +191,8 @@ class Inference(Wp29Family):
         n_baseline = min(n_main, sides.released.n_rows)
         guessed = rng.choice(sides.released.n_rows, n_baseline, replace=False)
         baseline_right = self._right(self._secret(release, sides.released)[guessed], secrets[:n_baseline], release)
-        right = {"attack": self._attack(release, members, ShuffledTable.of(sides.released, rng))}
-        nearest_other = without_own_rows(ShuffledTable.of(sides.others, rng).k_nearest(members, p.aux_cols, 2), positions)[:, 0]
+        right = {"attack": self._attack(release, members, sides.released, self._nearest_rows(release, sides.released, rng))}
+        nearest_other = self._nearest_rows(release, sides.others, rng)(members, positions)
         right["others"] = self._right(self._secret(release, sides.others)[nearest_other], secrets, release)
         counts = AttackCounts(n_main, int(right["attack"].sum()), n_baseline, int(baseline_right.sum()), n_main, int(right["others"].sum()))
         people = sides.rows[positions]
@@ -197,14 +206,33 @@ class Inference(Wp29Family):
 
     def _nearest_guess(self, release, anonymized: EncodedTable, rng):
         """Whether the nearest anonymized row's secret is right, as a function of the targets."""
-        from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
-
-        shuffled = ShuffledTable.of(anonymized, rng)
+        nearest = self._nearest_rows(release, anonymized, rng)
 
         def right(targets: EncodedTable) -> np.ndarray:
-            return self._attack(release, targets, shuffled)
+            return self._attack(release, targets, anonymized, nearest)
 
         return right
+
+    def _nearest_rows(self, release, table: EncodedTable, rng: np.random.Generator) -> NearestRows:
+        """The search of ``table`` the attack guesses by: each target's nearest row, equal distances
+        in a seeded random order; given each target's own row, without it (or the next nearest
+        where identical rows rank before it)."""
+        columns = self.params.aux_cols
+        if self.params.attack == "weighted_nearest":
+            from alc_dask.neighbors.weighted import RarityWeights, weighted_nearest  # Numba's: imported to attack, not to check parameters
+
+            weights, order = RarityWeights.of(whole(release.original), columns), rng.permutation(table.n_rows)
+            return lambda targets, own=None: weighted_nearest(targets, table, columns, weights, order, own)
+        from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
+
+        shuffled = ShuffledTable.of(table, rng)
+
+        def nearest(targets: EncodedTable, own: np.ndarray | None = None) -> np.ndarray:
+            if own is None:
+                return shuffled.k_nearest(targets, columns, 1)[:, 0]
+            return without_own_rows(shuffled.k_nearest(targets, columns, 2), own)[:, 0]
+
+        return nearest
 
     def _model_guess(self, release, anonymized: EncodedTable, seed: int):
         """Whether the model trained on ``anonymized`` guesses right, as a function of the targets."""
@@ -221,9 +249,9 @@ class Inference(Wp29Family):
 
         return right
 
-    def _attack(self, release, targets: EncodedTable, anonymized: ShuffledTable) -> np.ndarray:
-        nearest = anonymized.k_nearest(targets, self.params.aux_cols, 1)[:, 0]
-        return self._right(self._secret(release, anonymized.table)[nearest], self._secret(release, targets), release)
+    def _attack(self, release, targets: EncodedTable, table: EncodedTable, nearest: NearestRows) -> np.ndarray:
+        """Whether the secret of each target's nearest row of ``table`` (``nearest``) is right."""
+        return self._right(self._secret(release, table)[nearest(targets)], self._secret(release, targets), release)
 
     def _secret(self, release, table: EncodedTable) -> np.ndarray:
         if release.column(self.params.secret).kind is ColumnKind.CATEGORICAL:

@@ -1,0 +1,131 @@
+"""The rarity-weighted nearest row (``alc_dask.neighbors.weighted``) and the inference attack built
+on it: the same answer as a plain NumPy reading of its definition, a person's own noisy row found
+where Gower's distance prefers a stranger, and on known truth a noisy copy of a table of categories
+flagged while a release of other people is not."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from alc_dask.data import EncodedTable, Release
+from alc_dask.families.wp29.inference import Inference
+from alc_dask.measure.verdict import REIDENTIFICATION
+from alc_dask.neighbors.weighted import RarityWeights, weighted_nearest
+from alc_dask.testing.truth import noisy_copy
+
+THRESHOLD = REIDENTIFICATION.value
+
+
+def _table(name, rng, n):
+    codes = {f"c{i}": rng.choice(4, n, p=[0.7, 0.2, 0.07, 0.03]).astype(np.int8) for i in range(4)}
+    values = {"x": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 5, n) * 2.5), "y": rng.normal(0, 1, n)}
+    return EncodedTable.build(name, codes, values)
+
+
+def _oracle(queries, table, columns, weights, order, exclude):
+    """The definition, row by row in NumPy: weighted disagreements plus Gower's continuous terms; the
+    first row in ``order`` among the nearest."""
+    continuous = [c for c in columns if c in table.continuous]
+    both = {c: np.r_[queries.column_array(c), table.column_array(c)] for c in continuous}
+    found = []
+    for q in range(queries.n_rows):
+        distance = np.zeros(table.n_rows)
+        for c in columns:
+            if c in table.categorical:
+                query_code = queries.column_array(c)[q : q + 1]
+                distance += (table.column_array(c) != query_code[0]) * weights.of_queries(c, query_code)[0]
+            else:
+                span = (np.nanmax(both[c]) - np.nanmin(both[c])) or 1.0
+                x, y = queries.column_array(c)[q], table.column_array(c)
+                term = np.where(np.isnan(y), 1.0, np.minimum(np.abs(x - y) / span, 1.0)) if not np.isnan(x) else np.where(np.isnan(y), 0.0, 1.0)
+                distance += term
+        ranked = [row for row in order if row != exclude[q]]
+        found.append(min(ranked, key=lambda row: distance[row]))  # min keeps the first of equals
+    return np.array(found)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_kernel_finds_the_row_its_definition_names(seed):
+    rng = np.random.default_rng(seed)
+    people, queries, table = _table("people", rng, 300), _table("queries", rng, 40), _table("release", rng, 200)
+    columns = ["c0", "c1", "c2", "c3", "x", "y"]
+    weights, order = RarityWeights.of(people, columns), rng.permutation(table.n_rows)
+    exclude = np.where(rng.random(queries.n_rows) < 0.5, rng.integers(0, table.n_rows, queries.n_rows), -1)
+    expected = _oracle(queries, table, columns, weights, order, exclude)
+    np.testing.assert_array_equal(weighted_nearest(queries, table, columns, weights, order, exclude), expected)
+
+
+def test_a_rare_value_shared_outweighs_common_values_shared():
+    """The person holds a rare value in c0 and common ones elsewhere; their noisy row lost two common
+    values, a stranger shares every common value but not the rare one. Gower's distance (one
+    disagreement against two) picks the stranger; the weights pick the person's own row."""
+    held = {"c0": np.r_[np.zeros(97), 1, 1, 1], "c1": np.zeros(100), "c2": np.zeros(100), "c3": np.r_[np.zeros(50), np.ones(50)]}
+    people = EncodedTable.build("people", {k: v.astype(np.int8) for k, v in held.items()}, {})
+    person = EncodedTable.build("person", {"c0": np.array([1], np.int8), "c1": np.array([0], np.int8), "c2": np.array([0], np.int8), "c3": np.array([0], np.int8)}, {})
+    own, stranger = [1, 1, 1, 0], [0, 0, 0, 0]
+    release = EncodedTable.build("release", {f"c{i}": np.array([own[i], stranger[i]], np.int8) for i in range(4)}, {})
+    columns = ["c0", "c1", "c2", "c3"]
+    weights = RarityWeights.of(people, columns)
+    assert weighted_nearest(person, release, columns, weights, np.array([1, 0]))[0] == 0
+    gower = [sum(a != b for a, b in zip([1, 0, 0, 0], row)) for row in (own, stranger)]
+    assert gower[1] < gower[0]
+
+
+def test_a_column_one_value_fills_costs_nothing_and_an_unseen_value_costs_most():
+    people = EncodedTable.build("people", {"same": np.zeros(50, np.int8), "varied": np.r_[np.zeros(40), np.ones(10)].astype(np.int8)}, {})
+    weights = RarityWeights.of(people, ["same", "varied"])
+    costs = weights.of_queries("varied", np.array([0, 1, 7]))
+    assert costs[0] < costs[1] < costs[2]
+    assert weights.of_queries("same", np.array([0]))[0] < costs[0]
+
+
+def _categories(rows: int, seed: int) -> pd.DataFrame:
+    """People of a population of 14 categorical columns, each drawn around a latent class, most
+    values common and a few rare (the shape of the calibration benchmark's child and insurance)."""
+    rng = np.random.default_rng(seed)
+    group = rng.integers(0, 6, rows)
+    columns = {}
+    for j in range(14):
+        typical = np.random.default_rng(100 + j).integers(0, 5, 6)[group]
+        columns[f"c{j}"] = np.where(rng.random(rows) < 0.75, typical, rng.choice(5, rows, p=[0.4, 0.3, 0.15, 0.1, 0.05])).astype(str)
+    return pd.DataFrame(columns)
+
+
+@pytest.fixture(scope="module")
+def categories():
+    members, control, others = (_categories(3000, seed) for seed in (0, 1, 2))
+    releases = {"noisy_10": noisy_copy(members, 0.1, 0), "noisy_20": noisy_copy(members, 0.2, 0)}
+    return members, control, releases | {"bootstrap": others.sample(3000, replace=True, random_state=0)}
+
+
+def _risk(categories, release: str, attack: str, reference: str = "control") -> dict:
+    members, control, releases = categories
+    known = [f"c{j}" for j in range(1, 14)]
+    inference = Inference(aux_cols=known, secret="c0", attack=attack, n_attacks=3000, reference=reference)
+    loaded = Release.load(members, [releases[release]], control=None if reference == "original" else control)
+    return inference.evaluate(loaded, seed=0).measures
+
+
+def test_the_weighted_nearest_row_shows_more_of_a_noisy_copy_than_the_plain_one(categories):
+    weighted, plain = _risk(categories, "noisy_20", "weighted_nearest"), _risk(categories, "noisy_20", "nearest")
+    assert weighted["privacy_risk"] > plain["privacy_risk"] + 0.02, (weighted, plain)
+
+
+def test_the_weighted_nearest_row_flags_a_noisy_copy(categories):
+    row = _risk(categories, "noisy_10", "weighted_nearest")
+    assert row["privacy_risk_low"] > THRESHOLD, row
+
+
+@pytest.mark.parametrize("reference", ["control", "original"])
+def test_the_weighted_nearest_row_passes_a_release_of_other_people(categories, reference):
+    row = _risk(categories, "bootstrap", "weighted_nearest", reference)
+    assert row["privacy_risk_high"] < THRESHOLD, row
+
+
+def test_a_noisy_copy_of_a_table_of_categories_holds_no_member_row():
+    """Before, ``noisy_copy`` nudged a number to break a row still equal to a member's, and a table
+    without one raised numpy's "high <= 0"."""
+    members = _categories(500, 0)
+    noisy = noisy_copy(members, 0.05, 0)
+    assert not pd.MultiIndex.from_frame(noisy).isin(pd.MultiIndex.from_frame(members)).any()
+    assert 0.05 <= (noisy != members).to_numpy().mean() < 0.12  # rows left equal are noised again

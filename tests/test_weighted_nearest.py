@@ -61,7 +61,9 @@ def test_a_rare_value_shared_outweighs_common_values_shared():
     disagreement against two) picks the stranger; the weights pick the person's own row."""
     held = {"c0": np.r_[np.zeros(97), 1, 1, 1], "c1": np.zeros(100), "c2": np.zeros(100), "c3": np.r_[np.zeros(50), np.ones(50)]}
     people = EncodedTable.build("people", {k: v.astype(np.int8) for k, v in held.items()}, {})
-    person = EncodedTable.build("person", {"c0": np.array([1], np.int8), "c1": np.array([0], np.int8), "c2": np.array([0], np.int8), "c3": np.array([0], np.int8)}, {})
+    person = EncodedTable.build(
+        "person", {"c0": np.array([1], np.int8), "c1": np.array([0], np.int8), "c2": np.array([0], np.int8), "c3": np.array([0], np.int8)}, {}
+    )
     own, stranger = [1, 1, 1, 0], [0, 0, 0, 0]
     release = EncodedTable.build("release", {f"c{i}": np.array([own[i], stranger[i]], np.int8) for i in range(4)}, {})
     columns = ["c0", "c1", "c2", "c3"]

@@ -20,6 +20,7 @@ them. The control side's predictions are then the same members (side ``others``)
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, ClassVar, Literal
@@ -165,6 +166,24 @@ def by_reference(row: Mapping, control: str, original: str) -> str:
     params = row.get("params")
     reference = json.loads(params).get("reference") if isinstance(params, str) else None
     return original if reference == "original" else control
+
+
+def hidden_by_noise(row: Mapping) -> str:
+    """Without a control table (``reference: original``), the caveat of a release that serves its
+    members worse than the original's other people do, by more than twice the rates' standard
+    error: a noisy copy of the members and a noisier release of other people then look alike, and
+    only a control table tells them apart (the calibration benchmark's 20% noisy copies); else ""."""
+    params = row.get("params")
+    if not isinstance(params, str) or json.loads(params).get("reference") != "original":
+        return ""
+    counts = _counts(row)
+    if counts.n_attacks == 0 or counts.n_control_attacks == 0:
+        return ""
+    through_release, through_others = counts.n_success / counts.n_attacks, counts.n_control_success / counts.n_control_attacks
+    error = math.sqrt(through_release * (1 - through_release) / counts.n_attacks + through_others * (1 - through_others) / counts.n_control_attacks)
+    if through_others - through_release <= 2 * error:
+        return ""
+    return "; the original's other people serve them better than the release does, so a leak covered by the release's noise cannot show here: give a control table to tell"
 
 
 def _counts(row: Mapping) -> AttackCounts:

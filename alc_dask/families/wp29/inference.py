@@ -44,6 +44,7 @@ from alc_dask.families.wp29.common import (
     attacked_tables,
     by_reference,
     check_columns,
+    hidden_by_noise,
     without_own_rows,
     wp29_measures,
 )
@@ -94,7 +95,8 @@ class Inference(Wp29Family):
     @classmethod
     def evidence(cls, row) -> str:
         others = by_reference(row, "for people not in it", "from the original's other people, for the same people")
-        return f"{row['secret']!r} is inferred right from the release for {float(row['attack_rate']):.1%} of people of the original; {others}, {float(row['control_rate']):.1%}"
+        rates = f"{float(row['attack_rate']):.1%} of people of the original; {others}, {float(row['control_rate']):.1%}"
+        return f"{row['secret']!r} is inferred right from the release for {rates}{hidden_by_noise(row)}"
 
     fields = (
         column("secret", pa.string(), "the column the attack guesses"),

@@ -6,17 +6,19 @@ whose noise changed a few common values looks no nearer than a stranger's who sh
 values. Record linkage weighs an agreement by how unlikely it is by chance: Fellegi & Sunter (1969,
 §3) give agreement on a value the weight log(m/u), u the chance that two people agree on it (with
 frequency-based weights, u is the value's frequency; Winkler 1989). Here a query disagreeing with a
-row on categorical column j costs ``w_j(v) = -log f_j(v) / H_j``: ``f_j(v)`` the share of the
-people (the original) holding the query's value v, add-one smoothed so that a value they never hold
-costs a finite amount, and ``H_j = sum_v f_j(v) (-log f_j(v))`` the column's entropy, so that a
-column's mean cost is 1, as a continuous column's Gower term is at most 1. Continuous columns count
-as in Gower's distance (``|x - y|`` over the column's range over the table and the queries; a missing
-value is 0 from a missing one and 1 from a present one).
+row on categorical column j costs ``-log f_j(v)``: ``f_j(v)`` the share of the people (the
+original) holding the query's value v, add-one smoothed so that a value they never hold costs a
+finite amount. Costs add up over columns, as Fellegi & Sunter's weights do, so a column of many
+values weighs more than one of two; they are divided by the categorical columns' mean entropy
+(``H_j = sum_v f_j(v) (-log f_j(v))``), so that a categorical column costs 1 on average, as a
+continuous column's Gower term is at most 1. Continuous columns count as in Gower's distance
+(``|x - y|`` over the column's range over the table and the queries; a missing value is 0 from a
+missing one and 1 from a present one).
 
-On a 20% noisy copy of 5 000 people of a table of 20 categorical columns (the calibration
-benchmark's child), the nearest row's secret is right for 44% of members and 38% of other people
-with Gower's distance, 52% and 43% with these weights: the risk of the release's members rises from
-0.11 to 0.16, while a release of other people stays at 0.02.
+On the calibration benchmark's 20% noisy copy of child (5 000 people, 20 categorical columns, seed
+0), the members' privacy risk of `Disease` inferred from every other column is 0.09 [0.05, 0.14] by
+Gower's nearest row (59.1% of members right, 54.8% of other people) and 0.15 [0.11, 0.19] by this
+one (61.3%, 54.6%); a release of other people stays at about 0.
 
 Rows at equal distance rank in a given order (a seeded permutation: random, yet reproducible).
 """

@@ -2,7 +2,9 @@
 Anonymeter."""
 
 import math
+from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from alc_dask.measure import AttackCounts, SuccessRate, bounded, residual_rate, success_rate
@@ -65,3 +67,36 @@ def test_impossible_counts_are_rejected(n_attacks, n_success):
 def test_confidence_level_outside_the_unit_interval_is_rejected():
     with pytest.raises(ValueError, match="confidence_level"):
         success_rate(10, 5, confidence_level=1.0)
+
+
+def _paired_outcomes(rng, n, main, control, both):
+    """n people's two outcomes, right through the release (``main``) and through others (``control``),
+    with ``both`` the chance of being right both ways (their correlation)."""
+    cells = rng.multinomial(1, [both, main - both, control - both, 1 - main - control + both], size=n).argmax(axis=1)
+    return np.isin(cells, (0, 1)), np.isin(cells, (0, 2))
+
+
+@pytest.mark.parametrize("main, control, both", [(0.6, 0.5, 0.4), (0.63, 0.58, 0.5), (0.35, 0.3, 0.2)])
+def test_the_paired_risk_interval_covers_the_true_risk_at_its_level(main, control, both):
+    """Without a control table both attacks are made on the same people: the interval from the
+    rates' covariance is narrower than the independent one and still covers the true risk in about
+    95% of draws."""
+    rng = np.random.default_rng(0)
+    truth = (main - control) / (1 - control)
+    covered, narrower = 0, 0
+    draws = 2000
+    for _ in range(draws):
+        through_release, through_others = _paired_outcomes(rng, 2000, main, control, both)
+        counts = AttackCounts(2000, int(through_release.sum()), 1, 0, 2000, int(through_others.sum()), int((through_release & through_others).sum()))
+        paired, independent = counts.measures(), replace(counts, n_both_success=None).measures()
+        covered += paired["privacy_risk_low"] <= truth <= paired["privacy_risk_high"]
+        narrower += paired["privacy_risk_high"] - paired["privacy_risk_low"] < independent["privacy_risk_high"] - independent["privacy_risk_low"]
+    assert 0.93 <= covered / draws <= 0.975, covered / draws
+    assert narrower == draws
+
+
+def test_a_paired_count_from_other_people_is_ignored():
+    """The covariance is only read when both sides attacked the same number of people."""
+    counts = AttackCounts(100, 60, 100, 0, 80, 40, n_both_success=30)
+    assert counts.paired_covariance() == 0.0
+    assert counts.measures() == replace(counts, n_both_success=None).measures()

@@ -5,8 +5,9 @@ Each evaluation counts successes of three attacks: the main attack on original r
 baseline attack, and the main attack on control records (never used for the release). A rate is
 Wilson's corrected estimate with its symmetric error; the privacy risk is the main rate's excess
 over the control rate, normalized by what the control left to gain:
-``risk = (main - control) / (1 - control)``, its error propagated from both rates, and the risk and
-its interval bounded to [0, 1]. The counts are what results keep, so a risk can be recomputed at
+``risk = (main - control) / (1 - control)``, its error propagated from both rates (with their
+covariance where both attacks were made on the same people), and the risk and its interval bounded
+to [0, 1]. The counts are what results keep, so a risk can be recomputed at
 any confidence level.
 """
 
@@ -101,15 +102,21 @@ def success_rate(n_attacks: int, n_success: float, confidence_level: float = 0.9
     return SuccessRate((n_success + z2 / 2) / denominator, z / denominator * sqrt(spread + z2 / 4))
 
 
-def residual_rate(main: SuccessRate, control: SuccessRate) -> SuccessRate:
+def residual_rate(main: SuccessRate, control: SuccessRate, covariance: float = 0.0) -> SuccessRate:
     """The main rate's excess over the control's, normalized: ``(main - control) / (1 - control)``.
 
-    What the attack wins on the original beyond what it wins on people never released.
+    What the attack wins on the original beyond what it wins on people never released. The error is
+    the delta method's: ``r_m = 1 / (1 - control)`` and ``r_c = (main - 1) / (1 - control)²`` the
+    partial derivatives, ``error² = (r_m e_m)² + (r_c e_c)² + 2 r_m r_c covariance``. The covariance
+    (on the errors' scale) is 0 for rates of different people; for rates of the same people it is
+    positive where one person's two outcomes go together, and narrows the interval (``r_c < 0``).
 
     Parameters
     ----------
     main, control : SuccessRate
         The main attack's rate on original records and its rate on control records.
+    covariance : float, default 0.0
+        Of the two rates, scaled as their errors are (see ``AttackCounts.paired_covariance``).
 
     Returns
     -------
@@ -127,8 +134,9 @@ def residual_rate(main: SuccessRate, control: SuccessRate) -> SuccessRate:
         return SuccessRate(float("nan"), float("nan"))
     gap = 1.0 - control.value
     value = (main.value - control.value) / gap
-    error = sqrt((main.error / gap) ** 2 + (control.error * (main.value - 1.0) / gap**2) ** 2)
-    return SuccessRate(value, error)
+    by_main, by_control = 1.0 / gap, (main.value - 1.0) / gap**2
+    variance = (main.error * by_main) ** 2 + (control.error * by_control) ** 2 + 2 * by_main * by_control * covariance
+    return SuccessRate(value, sqrt(max(variance, 0.0)))
 
 
 def bounded(rate: SuccessRate) -> PrivacyRisk:
@@ -181,6 +189,11 @@ class AttackCounts:
         Its successes (fractional when scaled to the original's size). When they are all its attacks,
         the risk is NaN: the attack needs no release to succeed on anyone, and Wilson's correction
         (a control rate below 1 however many attacks won) would otherwise read an excess that is not there.
+    n_both_success : int, optional
+        Where both attacks were made on the same people, one each (without a control table: each
+        member through the release and through the original's other people), the people both
+        won: the rates' covariance then enters the risk's error (``paired_covariance``). None:
+        different people, independent rates.
 
     Examples
     --------
@@ -197,6 +210,24 @@ class AttackCounts:
     n_baseline_success: int
     n_control_attacks: int = 0
     n_control_success: float = 0.0
+    n_both_success: int | None = None
+
+    def paired_covariance(self, confidence_level: float = 0.95) -> float:
+        """The covariance of the main and control rates on their errors' scale, ``z² / (n + z²)²
+        (both - main · control / n)`` as Wilson's error is ``z / (n + z²) sqrt(s (n - s) / n + z²/4)``;
+        0 unless both attacks were made on the same ``n`` people (``n_both_success`` given).
+
+        >>> from alc_dask.measure import AttackCounts
+        >>> round(AttackCounts(100, 60, 100, 0, 100, 50, n_both_success=45).paired_covariance(), 6)
+        0.005344
+        >>> AttackCounts(100, 60, 100, 0, 100, 50).paired_covariance()
+        0.0
+        """
+        n = self.n_attacks
+        if self.n_both_success is None or not n or self.n_control_attacks != n:
+            return 0.0
+        z = z_score(in_open_unit("confidence_level", confidence_level))
+        return z * z / (n + z * z) ** 2 * (self.n_both_success - self.n_success * self.n_control_success / n)
 
     def measures(self, confidence_level: float = 0.95) -> dict:
         """Rates, errors, the risk with its interval, and whether the attack beats the baseline (an
@@ -207,7 +238,7 @@ class AttackCounts:
         if control and self.n_control_success >= self.n_control_attacks:
             risk = PrivacyRisk(float("nan"), float("nan"), float("nan"))
         else:
-            risk = bounded(residual_rate(main, control) if control else main)
+            risk = bounded(residual_rate(main, control, self.paired_covariance(confidence_level)) if control else main)
         return {
             "privacy_risk": risk.value,
             "privacy_risk_low": risk.low,

@@ -51,6 +51,11 @@ WP29_FIELDS = (
     column("n_baseline_success", pa.int64(), "successful attacks of the random baseline"),
     column("n_control_attacks", pa.int64(), "attacks on control records"),
     column("n_control_success", pa.float64(), "successful attacks on control records, scaled to the original's size when the tables differ"),
+    column(
+        "n_both_success",
+        pa.float64(),
+        "people both attacks won, where both attacked the same people (without a control table: each member through the release and through the original's other people); null otherwise",
+    ),
     column("confidence_level", pa.float64(), "confidence level of the rates' and the risk's intervals"),
     column("beats_baseline", pa.bool_(), "whether the attack does better than the random baseline (else the risk is not meaningful)"),
     column("warning", pa.string(), "why the risk may mislead: fewer predicates than asked for, an attack that does not beat the baseline, ..."),
@@ -194,7 +199,9 @@ def _counts(row: Mapping) -> AttackCounts:
         return 0.0 if value is None or value != value else float(value)
 
     names = ("n_attacks", "n_success", "n_baseline_attacks", "n_baseline_success", "n_control_attacks")
-    return AttackCounts(*(int(count(name)) for name in names), count("n_control_success"))
+    both = row.get("n_both_success")
+    paired = None if both is None or both != both else int(both)
+    return AttackCounts(*(int(count(name)) for name in names), count("n_control_success"), paired)
 
 
 def _confidence(row: Mapping) -> float:
@@ -290,6 +297,7 @@ def wp29_measures(counts: AttackCounts, confidence_level: float, warnings: list[
         "n_baseline_success": counts.n_baseline_success,
         "n_control_attacks": counts.n_control_attacks,
         "n_control_success": float(counts.n_control_success),
+        "n_both_success": None if counts.n_both_success is None else float(counts.n_both_success),
         "confidence_level": confidence_level,
         "warning": "; ".join(warnings) or None,
     }

@@ -196,7 +196,8 @@ class Inference(Wp29Family):
         right = {"attack": self._attack(release, members, sides.released, self._nearest_rows(release, sides.released, rng))}
         nearest_other = self._nearest_rows(release, sides.others, rng)(members, positions)
         right["others"] = self._right(self._secret(release, sides.others)[nearest_other], secrets, release)
-        counts = AttackCounts(n_main, int(right["attack"].sum()), n_baseline, int(baseline_right.sum()), n_main, int(right["others"].sum()))
+        both = int((right["attack"] & right["others"]).sum())
+        counts = AttackCounts(n_main, int(right["attack"].sum()), n_baseline, int(baseline_right.sum()), n_main, int(right["others"].sum()), both)
         people = sides.rows[positions]
         return Evaluation(
             {**self.labels(), **wp29_measures(counts, p.confidence_level, self._warnings(release))}, attacked({"attack": people, "others": people}, right)

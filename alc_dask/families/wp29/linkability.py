@@ -138,7 +138,8 @@ class Linkability(Wp29Family):
         through_others = [without_own_rows(ShuffledTable.of(sides.others, rng).k_nearest(members, half, k + 1), positions) for half in p.aux_cols]
         links = {"attack": _shared(*through_release), "others": _shared(*through_others)}
         random_sets = [_random_neighbours(sides.released.n_rows, p.n_attacks, k, rng) for _ in range(2)]
-        counts = AttackCounts(n_main, int(links["attack"].sum()), p.n_attacks, int(_shared(*random_sets).sum()), n_main, int(links["others"].sum()))
+        both = int((links["attack"] & links["others"]).sum())
+        counts = AttackCounts(n_main, int(links["attack"].sum()), p.n_attacks, int(_shared(*random_sets).sum()), n_main, int(links["others"].sum()), both)
         warnings = [f"only {n_main} of the {p.n_attacks} attacks asked for: the original has {n_main} rows to compare"] if n_main < p.n_attacks else []
         people = sides.rows[positions]
         return Evaluation(wp29_measures(counts, p.confidence_level, warnings), attacked({"attack": people, "others": people}, links))

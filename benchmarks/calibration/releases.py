@@ -3,9 +3,7 @@ the members whose truth is known because it is fixed by how each was made, not b
 
 ``alc_dask.testing.truth`` was written for the synthetic population, so this module feeds it a
 categorical view of a real table (booleans as text, a missing category as a value of its own) and
-gives each column its own type back afterwards; for a table without a number column (child,
-insurance) it makes the noisy copy itself, because ``noisy_copy`` breaks a row still equal to a
-member's by nudging a number and raises without one.
+gives each column its own type back afterwards.
 """
 
 from __future__ import annotations
@@ -35,8 +33,6 @@ MAX_MEMBERS = 5000
 """Members (and control) per run: the size at which the verdict of a clean release is expected to settle."""
 MISSING = "<missing>"
 """A missing category as the truth functions see it: ``numpy.unique`` cannot order NaN among text."""
-MAX_ROUNDS = 100
-"""Rounds of re-noising rows still equal to a member's before giving up."""
 
 
 @dataclass(frozen=True)
@@ -114,49 +110,12 @@ def _restored(view: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
 
 
 def _noisy(level: float) -> Callable[[Split, int], pd.DataFrame]:
-    """The maker of a noisy copy of the members at ``level``: ``noisy_copy``, or for a table without a
-    number column the same noise made here."""
+    """The maker of a noisy copy of the members at ``level`` (``noisy_copy``)."""
 
     def make(parts: Split, seed: int) -> pd.DataFrame:
-        view = _categorical_view(parts.members)
-        has_numbers = any(pd.api.types.is_numeric_dtype(view[column]) for column in view.columns)
-        noisy = noisy_copy(view, level, seed) if has_numbers else _noisy_categories(view, level, seed)
-        return _restored(noisy, parts.members)
+        return _restored(noisy_copy(_categorical_view(parts.members), level, seed), parts.members)
 
     return make
-
-
-def _noisy_categories(members: pd.DataFrame, level: float, seed: int) -> pd.DataFrame:
-    """``noisy_copy``'s noise on a table of categories only: each value replaced, with probability
-    ``level``, by another drawn by its column's frequencies; a row still equal to any member's is
-    noised again until it is not (no exact copy of a member remains)."""
-    rng = np.random.default_rng([seed, 2, round(1000 * level)])
-    keys = set(members.itertuples(index=False, name=None))
-    noisy = members.copy()
-    again = np.ones(len(members), dtype=bool)
-    for _ in range(MAX_ROUNDS):
-        for column in members.columns:
-            noisy.loc[again, column] = _replaced(members[column].to_numpy(), level, rng)[again]
-        again = np.array([row in keys for row in noisy.itertuples(index=False, name=None)], dtype=bool)
-        if not again.any():
-            return noisy
-    raise RuntimeError(f"noise {level}: {int(again.sum())} rows still equal to members after {MAX_ROUNDS} rounds")
-
-
-def _replaced(values: np.ndarray, level: float, rng: np.random.Generator) -> np.ndarray:
-    """``values`` with each replaced, with probability ``level``, by another value drawn by the column's frequencies."""
-    categories, codes = np.unique(values, return_inverse=True)
-    if len(categories) < 2:
-        return values.copy()
-    shares = np.bincount(codes) / len(codes)
-    chosen = codes.copy()
-    pending = np.flatnonzero(rng.random(len(values)) < level)
-    while len(pending):
-        drawn = rng.choice(len(categories), len(pending), p=shares)
-        other = drawn != codes[pending]
-        chosen[pending[other]] = drawn[other]
-        pending = pending[~other]
-    return categories[chosen]
 
 
 def _rare_values_republished(parts: Split) -> str:

@@ -84,8 +84,9 @@ def done_keys(results: Path) -> set[tuple]:
 
 
 def summarized(result) -> dict:
-    """What a row keeps of ``evaluate``'s answer: the verdict, every family's label counts, and each
-    evaluation that did not pass with its headline, its threshold and the start of its evidence."""
+    """What a row keeps of ``evaluate``'s answer: the verdict, every family's label counts, each
+    evaluation that did not pass with its headline, its threshold and the start of its evidence, and
+    each that passed with its headline and evidence (what a pass rests on)."""
     labels: dict[str, Counter] = {}
     for item in result.verdict.evaluations:
         labels.setdefault(item.family, Counter())[item.label] += 1
@@ -102,7 +103,12 @@ def summarized(result) -> dict:
         for item in result.verdict.evaluations
         if item.label != "pass"
     ]
-    return {"verdict": result.verdict.verdict, "labels": {family: dict(counts) for family, counts in labels.items()}, "non_pass": non_pass}
+    passed = [
+        {"family": item.family, "value": item.headline.value, "low": item.headline.low, "high": item.headline.high, "evidence": item.evidence[:EVIDENCE_CHARS]}
+        for item in result.verdict.evaluations
+        if item.label == "pass"
+    ]
+    return {"verdict": result.verdict.verdict, "labels": {family: dict(counts) for family, counts in labels.items()}, "non_pass": non_pass, "passed": passed}
 
 
 def check(parts: Split, release, with_control: bool, seed: int, output: Path) -> dict:

@@ -57,6 +57,23 @@ def test_the_kernel_finds_the_row_its_definition_names(seed):
     np.testing.assert_array_equal(weighted_nearest(queries, table, columns, weights, order, exclude), expected)
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rows_and_queries_repeated_many_times_give_the_whole_table_s_answer(seed):
+    """Only the first (or, leaving a row out, the first two) of equal rows are searched, and equal
+    queries once: the answer is still the definition's over every row."""
+    rng = np.random.default_rng(seed)
+
+    def repeated(name, n):
+        return EncodedTable.build(name, {f"c{i}": rng.integers(0, 2, n).astype(np.int8) for i in range(3)}, {"x": rng.integers(0, 2, n) * 1.0})
+
+    people, queries, table = repeated("people", 200), repeated("queries", 60), repeated("release", 150)
+    columns = ["c0", "c1", "c2", "x"]
+    weights, order = RarityWeights.of(people, columns), rng.permutation(table.n_rows)
+    for exclude in (None, rng.integers(0, table.n_rows, queries.n_rows)):
+        expected = _oracle(queries, table, columns, weights, order, np.full(queries.n_rows, -1) if exclude is None else exclude)
+        np.testing.assert_array_equal(weighted_nearest(queries, table, columns, weights, order, exclude), expected)
+
+
 def test_a_rare_value_shared_outweighs_common_values_shared():
     """The person holds a rare value in c0 and common ones elsewhere; their noisy row lost two common
     values, a stranger shares every common value but not the rare one. Gower's distance (one

@@ -66,26 +66,45 @@ def weighted_nearest(
 ) -> np.ndarray:
     """Per query, the row of ``table`` nearest on ``columns`` by the rarity-weighted distance: among
     equal distances the first in ``order`` (a permutation of the table's rows); ``exclude`` (one row
-    per query, -1 for none) leaves a query's own row out. -1 where no row is left."""
+    per query, -1 for none) leaves a query's own row out. -1 where no row is left.
+
+    Rows equal on ``columns`` are at equal distance from every query, so only the first of them in
+    ``order`` can be nearest (the first two, one of which a query may leave out): only those are
+    searched, and equal queries are searched once when none leaves a row out. The answer is the
+    one the whole table gives."""
+    from alc_dask.neighbors.distinct import distinct_rows
+
+    first, _ = distinct_rows(_matrix(table, columns, order), keep=1 if exclude is None else 2)
+    candidates = order[first].astype(np.int64)
+    if exclude is None:
+        unique, first_of = distinct_rows(_matrix(queries, columns, np.arange(queries.n_rows)))
+        found = _search(queries.rows(unique), table, columns, weights, candidates, np.full(unique.size, -1, dtype=np.int64))
+        position = np.empty(queries.n_rows, dtype=np.int64)
+        position[unique] = np.arange(unique.size)
+        return found[position[first_of]]
+    return _search(queries, table, columns, weights, candidates, np.asarray(exclude, dtype=np.int64))
+
+
+def _search(
+    queries: EncodedTable, table: EncodedTable, columns: Sequence[str], weights: RarityWeights, candidates: np.ndarray, excluded: np.ndarray
+) -> np.ndarray:
+    """The kernel's answer for ``queries`` among the ``candidates`` rows of ``table``, in that order."""
     categorical = [c for c in columns if c in table.categorical]
     continuous = [c for c in columns if c in table.continuous]
     query_codes = np.array([queries.column_array(c) for c in categorical], dtype=np.int64).reshape(len(categorical), queries.n_rows)
     costs = np.array([weights.of_queries(c, query_codes[i]) for i, c in enumerate(categorical)]).reshape(len(categorical), queries.n_rows)
     codes = np.array([table.column_array(c) for c in categorical], dtype=np.int64).reshape(len(categorical), table.n_rows)
     query_places, places = _scaled(queries, table, continuous)
-    excluded = np.full(queries.n_rows, -1, dtype=np.int64) if exclude is None else np.asarray(exclude, dtype=np.int64)
     found = np.empty(queries.n_rows, dtype=np.int64)
     _nearest(
-        np.ascontiguousarray(query_codes.T),
-        np.ascontiguousarray(costs.T),
-        np.ascontiguousarray(query_places.T),
-        codes,
-        places,
-        order.astype(np.int64),
-        excluded,
-        found,
+        np.ascontiguousarray(query_codes.T), np.ascontiguousarray(costs.T), np.ascontiguousarray(query_places.T), codes, places, candidates, excluded, found
     )
     return found
+
+
+def _matrix(table: EncodedTable, columns: Sequence[str], rows: np.ndarray) -> np.ndarray:
+    """(len(columns), len(rows)) float64: the columns' codes or values at ``rows``, in that order."""
+    return np.array([table.column_array(c)[rows] for c in columns], dtype=np.float64).reshape(len(columns), len(rows))
 
 
 def _scaled(queries: EncodedTable, table: EncodedTable, continuous: list[str]) -> tuple[np.ndarray, np.ndarray]:

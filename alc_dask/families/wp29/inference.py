@@ -126,21 +126,25 @@ class Inference(Wp29Family):
 
     @classmethod
     def battery(cls, tables):
-        """Each secret inferred twice: from the quasi-identifiers by the nearest row (Anonymeter's
-        attacker, who knows what such an attacker usually knows), and from every other column of
-        the release by the rarity-weighted nearest row (the strongest sensible attacker, who knows
-        everything else: a 20% noisy copy of a table of categories is flagged by it and by neither
-        the plain nearest row nor a few known columns); without a control table, against the
-        original's other people (``reference: original``)."""
+        """Each secret inferred twice by the rarity-weighted nearest row: from the quasi-identifiers
+        (what an attacker usually knows) and from every other column of the release (the strongest
+        sensible attacker, who knows everything else: a 20% noisy copy of a table of categories is
+        flagged by it and by neither Gower's nearest row nor a few known columns); without a
+        control table, against the original's other people (``reference: original``). The weighted
+        row, not Anonymeter's, also because it breaks ties for each person on their own: on a few
+        quasi-identifiers most people tie with thousands of rows, and one order shared by all of
+        them makes a rate swing far beyond its interval (see ``alc_dask.neighbors.weighted``)."""
         released = [c for c in tables.columns if c in tables.release.columns]
         reference = {} if tables.has_control else {"reference": "original"}
         entries = []
         for secret in tables.secrets:
             quasi = [c for c in tables.quasi_identifiers if c in released and c != secret]
             others = [c for c in released if c != secret]
-            for known, attack in ((quasi, "nearest"), (others, "weighted_nearest")):
+            for known in dict.fromkeys((tuple(quasi), tuple(others))):  # once when the quasi-identifiers are every other column
                 if known:
-                    entries.append({"family": cls.name, "secret": secret, "aux_cols": known, "attack": attack, "n_attacks": BATTERY_ATTACKS, **reference})
+                    entries.append(
+                        {"family": cls.name, "secret": secret, "aux_cols": list(known), "attack": "weighted_nearest", "n_attacks": BATTERY_ATTACKS, **reference}
+                    )
         return entries
 
     def describe(self) -> str:
@@ -217,15 +221,16 @@ class Inference(Wp29Family):
         return right
 
     def _nearest_rows(self, release, table: EncodedTable, rng: np.random.Generator) -> NearestRows:
-        """The search of ``table`` the attack guesses by: each target's nearest row, equal distances
-        in a seeded random order; given each target's own row, without it (or the next nearest
-        where identical rows rank before it)."""
+        """The search of ``table`` the attack guesses by: each target's nearest row; given each
+        target's own row, without it. Anonymeter's nearest row ranks equal distances in one seeded
+        order for every target (the next nearest where identical rows rank before the own row);
+        the weighted one draws among them for each target on its own (``weighted_nearest``)."""
         columns = self.params.aux_cols
         if self.params.attack == "weighted_nearest":
             from alc_dask.neighbors.weighted import RarityWeights, weighted_nearest  # Numba's: imported to attack, not to check parameters
 
-            weights, order = RarityWeights.of(whole(release.original), columns), rng.permutation(table.n_rows)
-            return lambda targets, own=None: weighted_nearest(targets, table, columns, weights, order, own)
+            weights, seed = RarityWeights.of(whole(release.original), columns), int(rng.integers(2**32))
+            return lambda targets, own=None: weighted_nearest(targets, table, columns, weights, seed, own)
         from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
 
         shuffled = ShuffledTable.of(table, rng)

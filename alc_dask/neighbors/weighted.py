@@ -16,9 +16,9 @@ continuous column's Gower term is at most 1. Continuous columns count as in Gowe
 missing one and 1 from a present one).
 
 On the calibration benchmark's 20% noisy copy of child (5 000 people, 20 categorical columns, seed
-0), the members' privacy risk of `Disease` inferred from every other column is 0.09 [0.05, 0.14] by
-Gower's nearest row (59.1% of members right, 54.8% of other people) and 0.15 [0.11, 0.19] by this
-one (61.3%, 54.6%); a release of other people stays at about 0.
+0), the members' privacy risk of `Disease` inferred from every other column is 0.13 [0.09, 0.16] by
+Gower's nearest row (57.7% of members right, 51.6% of other people) and 0.17 [0.13, 0.21] by this
+one (62.4%, 54.8%); a release of other people stays at about 0.
 
 Among rows at equal distance each query draws its own at random (seeded: reproducible).
 """

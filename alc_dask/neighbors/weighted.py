@@ -77,11 +77,6 @@ def weighted_nearest(
     set: a member's household role guessed right for 16% to 38% of 5 000 people as the seed
     changes)."""
     excluded = np.full(queries.n_rows, -1, dtype=np.int64) if exclude is None else np.asarray(exclude, dtype=np.int64)
-    return _search(queries, table, columns, weights, excluded, seed)
-
-
-def _search(queries: EncodedTable, table: EncodedTable, columns: Sequence[str], weights: RarityWeights, excluded: np.ndarray, seed: int) -> np.ndarray:
-    """The kernel's answer for ``queries`` among the rows of ``table``."""
     categorical = [c for c in columns if c in table.categorical]
     continuous = [c for c in columns if c in table.continuous]
     query_codes = np.array([queries.column_array(c) for c in categorical], dtype=np.int64).reshape(len(categorical), queries.n_rows)

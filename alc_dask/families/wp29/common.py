@@ -175,18 +175,14 @@ def by_reference(row: Mapping, control: str, original: str) -> str:
 
 def hidden_by_noise(row: Mapping) -> str:
     """Without a control table (``reference: original``), the caveat of a release that serves its
-    members worse than the original's other people do, by more than twice the rates' standard
-    error: a noisy copy of the members and a noisier release of other people then look alike, and
-    only a control table tells them apart (the calibration benchmark's 20% noisy copies); else ""."""
+    members worse than the original's other people do, by more than the two rates' errors combined:
+    a noisy copy of the members and a noisier release of other people then look alike, and only a
+    control table tells them apart (the calibration benchmark's 20% noisy copies); else ""."""
     params = row.get("params")
     if not isinstance(params, str) or json.loads(params).get("reference") != "original":
         return ""
-    counts = _counts(row)
-    if counts.n_attacks == 0 or counts.n_control_attacks == 0:
-        return ""
-    through_release, through_others = counts.n_success / counts.n_attacks, counts.n_control_success / counts.n_control_attacks
-    error = math.sqrt(through_release * (1 - through_release) / counts.n_attacks + through_others * (1 - through_others) / counts.n_control_attacks)
-    if through_others - through_release <= 2 * error:
+    gap = float(row["control_rate"]) - float(row["attack_rate"])
+    if not gap > math.hypot(float(row["attack_rate_err"]), float(row["control_rate_err"])):
         return ""
     return "; the original's other people serve them better than the release does, so a leak covered by the release's noise cannot show here: give a control table to tell"
 

@@ -7,7 +7,8 @@ guess is right within ``tolerance`` of the true value: ``|guess - secret| <= tol
 (an exact match when the secret is 0). Anonymeter divides by the guess instead, so every negative
 guess counts as right there; dividing by the true value keeps the tolerance a property of the
 person attacked. The baseline guesses the secret of a random anonymized row. Rows at equal
-distance are ranked in a seeded random order, not by row number.
+distance are ranked in one seeded random order for every target, not by row number (the weighted
+nearest row draws among them for each target on its own).
 
 ``attack: weighted_nearest`` finds the nearest row by a distance where disagreeing on a rare value
 counts more (``alc_dask.neighbors.weighted``). ``attack: ml_on_release`` guesses instead with a model trained on the anonymized table (Stadler,

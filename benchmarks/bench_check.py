@@ -2,10 +2,22 @@
 on 2 cores), end to end: inputs read and checked, local cluster started, battery run, report and
 verdict written; with the seconds each family's evaluations took in all.
 
+``--side-by-side BEFORE`` times the command itself instead (a new process each run, as a user
+starts it: ``python -c 'from alc_dask.cli import main; main()' check ...``), ``--runs`` times each,
+alternating: this checkout, BEFORE (another checkout of the project, e.g. a ``git worktree`` of an
+earlier commit) and this checkout with no bytecode (``PYTHONPYCACHEPREFIX`` an empty folder, as a
+venv installed without compiling its bytecode runs where ``PYTHONDONTWRITEBYTECODE`` is set); the
+median of each and their ratios.
+
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_check.py [--rows 30000] [--workers 2]
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_check.py --rows 2000 --side-by-side /tmp/before --runs 5
 """
 
 import argparse
+import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,10 +45,37 @@ def wide_population(rows: int, seed: int) -> pd.DataFrame:
     )
 
 
+ROOT = Path(__file__).resolve().parents[1]
+COMMAND = "import sys; from alc_dask.cli import main; sys.argv[0] = 'alc-dask'; sys.exit(main())"
+
+
+def side_by_side(paths: dict[str, Path], folder: Path, before: Path, runs: int) -> None:
+    """Median seconds of the ``check`` command of this checkout, of ``before`` and of this checkout without bytecode, alternating."""
+    empty = folder / "no-bytecode"
+    empty.mkdir()
+    variants = {"after": (ROOT, {}), "before": (before, {}), "after, no bytecode": (ROOT, {"PYTHONPYCACHEPREFIX": str(empty)})}
+    seconds: dict[str, list[float]] = {name: [] for name in variants}
+    for run in range(runs):
+        for name, (checkout, extra) in variants.items():
+            environment = {**os.environ, "PYTHONPATH": str(checkout), **extra}
+            command = [sys.executable, "-c", COMMAND, "check", str(paths["original"]), str(paths["release"]), "--control", str(paths["control"])]
+            started = time.perf_counter()
+            done = subprocess.run([*command, "--out", str(folder / f"out-{run}-{list(variants).index(name)}")], env=environment, capture_output=True, text=True)
+            seconds[name].append(time.perf_counter() - started)
+            if done.returncode not in (0, 4):
+                raise SystemExit(f"{name}: check exited {done.returncode}:\n{done.stderr[-2000:]}")
+    medians = {name: statistics.median(values) for name, values in seconds.items()}
+    for name, values in seconds.items():
+        print(f"  {name:<20} median {medians[name]:6.2f} s  ({', '.join(f'{v:.2f}' for v in values)})")
+    print(f"  before / after {medians['before'] / medians['after']:.2f}x; no bytecode / after {medians['after, no bytecode'] / medians['after']:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=30_000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--side-by-side", type=Path, metavar="BEFORE", help="time the command of this checkout, of BEFORE and without bytecode, alternating")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each with --side-by-side (default 3)")
     args = parser.parse_args()
     original = wide_population(args.rows, 0)
     release = swap_frame(original, 0.10, 1)
@@ -45,6 +84,12 @@ def main() -> None:
         paths = {name: Path(folder) / f"{name}.parquet" for name in ("original", "release", "control")}
         for name, table in (("original", original), ("release", release), ("control", control)):
             table.to_parquet(paths[name], index=False)
+        if args.side_by_side:
+            print(
+                f"alc-dask check on {args.rows} rows x {original.shape[1]} columns with a control of {len(control)}, end to end, load average {os.getloadavg()[0]:.1f}:"
+            )
+            side_by_side(paths, Path(folder), args.side_by_side, args.runs)
+            return
         started = time.perf_counter()
         inputs = read_inputs(paths["original"], paths["release"], paths["control"])
         run = run_check(inputs, Path(folder) / "out", workers=args.workers, progress=False)

@@ -49,18 +49,27 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMAND = "import sys; from alc_dask.cli import main; sys.argv[0] = 'alc-dask'; sys.exit(main())"
 
 
-def side_by_side(paths: dict[str, Path], folder: Path, before: Path, runs: int) -> None:
+def side_by_side(paths: dict[str, Path], folder: Path, before: Path, runs: int, workers: int) -> None:
     """Median seconds of the ``check`` command of this checkout, of ``before`` and of this checkout without bytecode, alternating."""
     empty = folder / "no-bytecode"
     empty.mkdir()
     variants = {"after": (ROOT, {}), "before": (before, {}), "after, no bytecode": (ROOT, {"PYTHONPYCACHEPREFIX": str(empty)})}
+    checked = [str(paths["original"]), str(paths["release"]), "--control", str(paths["control"]), "--workers", str(workers)]
     seconds: dict[str, list[float]] = {name: [] for name in variants}
     for run in range(runs):
-        for name, (checkout, extra) in variants.items():
+        for index, (name, (checkout, extra)) in enumerate(variants.items()):
             environment = {**os.environ, "PYTHONPATH": str(checkout), **extra}
-            command = [sys.executable, "-c", COMMAND, "check", str(paths["original"]), str(paths["release"]), "--control", str(paths["control"])]
+            command = [
+                sys.executable,
+                "-c",
+                COMMAND,
+                "check",
+                *checked,
+                "--out",
+                str(folder / f"out-{run}-{index}"),
+            ]  # a folder each: a finished one would be resumed
             started = time.perf_counter()
-            done = subprocess.run([*command, "--out", str(folder / f"out-{run}-{list(variants).index(name)}")], env=environment, capture_output=True, text=True)
+            done = subprocess.run(command, env=environment, capture_output=True, text=True)
             seconds[name].append(time.perf_counter() - started)
             if done.returncode not in (0, 4):
                 raise SystemExit(f"{name}: check exited {done.returncode}:\n{done.stderr[-2000:]}")
@@ -88,7 +97,7 @@ def main() -> None:
             print(
                 f"alc-dask check on {args.rows} rows x {original.shape[1]} columns with a control of {len(control)}, end to end, load average {os.getloadavg()[0]:.1f}:"
             )
-            side_by_side(paths, Path(folder), args.side_by_side, args.runs)
+            side_by_side(paths, Path(folder), args.side_by_side, args.runs, args.workers)
             return
         started = time.perf_counter()
         inputs = read_inputs(paths["original"], paths["release"], paths["control"])

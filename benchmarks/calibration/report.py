@@ -163,9 +163,11 @@ def draw(table: pd.DataFrame, path: Path) -> None:
         axis.set_xlim(0, 1)
         axis.set_xlabel("share of runs")
         axis.invert_yaxis()
-    axes[0][-1].legend(loc="lower right", fontsize="small")
+    figure.legend(
+        *axes[0][0].get_legend_handles_labels(), loc="lower center", ncol=len(VERDICTS), fontsize="small"
+    )  # below the panels: inside one it hid a bar
     figure.suptitle("alc_dask verdicts on releases of known truth")
-    figure.tight_layout()
+    figure.tight_layout(rect=(0, 0.05, 1, 1))
     figure.savefig(path, dpi=120)
     plt.close(figure)
 

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
+from alc_dask.baseline.zoo import HGB_MAX_CATEGORIES
 from alc_dask.families.battery import is_continuous
 
 BINS = 20
@@ -128,15 +129,22 @@ def classifier_auc(original: pd.DataFrame, release: pd.DataFrame, seed: int) -> 
     if rows < 2 * FOLDS:
         return None
     both = pd.concat([original.sample(rows, random_state=seed), release.sample(rows, random_state=seed + 1)], ignore_index=True)
-    features = pd.DataFrame(
-        {c: both[c].astype(float) if is_continuous(original[c]) else both[c].astype("string").fillna("\0missing").astype("category") for c in original.columns}
-    )
+    features = pd.DataFrame({c: both[c].astype(float) if is_continuous(original[c]) else _categories(both[c]) for c in original.columns})
     labels = np.repeat([0, 1], rows)
     model = HistGradientBoostingClassifier(categorical_features="from_dtype", max_iter=100, random_state=seed)
     folds = StratifiedKFold(FOLDS, shuffle=True, random_state=seed)
     with threadpool_limits(1):  # OpenMP's threads spin-wait: on a busy machine its first fit in a process took 29 s, not 1
         auc = float(np.mean(cross_val_score(model, features, labels, cv=folds, scoring="roc_auc")))
     return max(auc, 0.5)  # below: rows both tables hold, learnt with one label and tested with the other
+
+
+def _categories(column: pd.Series) -> pd.Series:
+    """A column as the classifier's categories: missing values one of them, and beyond the
+    ``HGB_MAX_CATEGORIES`` most frequent the rest pooled into one, as histogram boosting bins
+    no more (an income written as text holds hundreds of values)."""
+    texts = column.astype("string").fillna("\0missing")
+    kept = texts.value_counts().index[:HGB_MAX_CATEGORIES]
+    return texts.where(texts.isin(kept), "\0other").astype("category")
 
 
 def fidelity(original: pd.DataFrame, release: pd.DataFrame, client=None, seed: int = 0) -> Fidelity:

@@ -96,3 +96,18 @@ def test_adult_split_from_shared_data():
     inside, outside, others = data.split(data.read_source(path), (6000, 6000, 6000), seed=0)
     assert len(inside) == len(outside) == len(others) == 6000
     assert not releases.exact_member_rows(outside, inside).all()
+
+
+@pytest.mark.parametrize("evaluator", ["alc_check", "alc_attacks"])
+def test_the_evaluators_of_the_main_environment_import(evaluator, monkeypatch):
+    """The evaluators that run in the project's own environment import what the project still has
+    (alc_attacks once imported a constant the battery had dropped, and the benchmark stopped there)."""
+    import importlib.util
+
+    folder = Path(__file__).resolve().parents[1] / "benchmarks" / "generators" / "evaluators"
+    monkeypatch.syspath_prepend(str(folder))  # as when run by path: its own folder first
+    path = folder / f"{evaluator}.py"
+    spec = importlib.util.spec_from_file_location(f"generators_{evaluator}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert callable(module.main)

@@ -28,8 +28,8 @@ import pandas as pd
 from common import REAL, WORK, append_result, control_of, digest, done_releases, original_of, pending
 
 from alc_dask import run_job
-from alc_dask.apps.battery import BASELINE_TREES, battery_entries, battery_job
-from alc_dask.families.alc.family import AlcFamily
+from alc_dask.apps.battery import battery_entries, battery_job
+from alc_dask.families.alc.family import BATTERY_BASELINE, AlcFamily
 from alc_dask.jobs import validate_job
 from alc_dask.results import read_scores
 
@@ -43,7 +43,7 @@ MEMBERSHIP_ATTACKS = {
 }
 ALC_ATTACKS = (
     "best_row_match",
-    {"name": "ml_on_release", "params": {"baseline_settings": {"candidates": ["majority", "random_forest"], "trees": BASELINE_TREES}}},
+    {"name": "ml_on_release", "params": {"baseline_settings": {"candidates": ["majority", "random_forest"], "trees": BATTERY_BASELINE["trees"]}}},
 )
 FPR = 0.01
 

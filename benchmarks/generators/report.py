@@ -33,7 +33,7 @@ RELEASE_ORDER = (
     "smartnoise_aim_eps10",
 )
 SHORT = {"singling_out": "SO", "linkability": "LK", "inference": "INF", "membership": "MEM", "alc": "ALC", "identification": "ID"}
-LABEL_ORDER = ("flagged", "inconclusive", "pass")
+LABEL_ORDER = ("flagged", "inconclusive", "pass", "not_informative")
 
 
 def read_results() -> pd.DataFrame:

@@ -30,7 +30,8 @@ one process (docs/concepts/disclosure-at-scale.md). None removes the variable fr
 UNPROFILED = {"distributed.worker.profile.enabled": False}
 """Workers of a local cluster without a dashboard do not sample their own stacks: distributed's
 profiler, there for the dashboard's profile page, reads a task's stack every 10 ms and its source
-lines, on the event loop's thread: on a check of 2 000 rows, 0.5 s of its 7.7 s."""
+lines, on the event loop's thread (0.94 s of py-spy's samples in a check of 2 000 rows; the
+command's time changed within its runs' spread, benchmarks/RESULTS-performance.md)."""
 
 
 @contextmanager

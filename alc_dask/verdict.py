@@ -27,8 +27,9 @@ from alc_dask.families import get_family
 from alc_dask.measure.verdict import SEVERITY, Label, release_verdict, trials_to_settle
 from alc_dask.utility.fidelity import Fidelity
 
-SCHEMA_VERSION = 2
-"""2: an evaluation may be labelled ``not_informative`` (1 knew pass, inconclusive and flagged only)."""
+SCHEMA_VERSION = 3
+"""3: a headline's ``pass_bound``, the one-sided bound a pass is read from; 2: an evaluation may be
+labelled ``not_informative`` (1 knew pass, inconclusive and flagged only)."""
 LabelName = Literal["not_informative", "pass", "inconclusive", "flagged"]
 VerdictName = Literal["pass", "inconclusive", "flagged"]
 Scalar = float | int | str | bool | None
@@ -47,6 +48,10 @@ class Headline(BaseModel):
     """The lower end of its interval."""
     high: float | None
     """The upper end of its interval."""
+    pass_bound: float | None = None
+    """What a pass is read from: the one-sided upper bound at the interval's confidence level (the
+    upper end at twice its error, 90% for a 95% interval) where the family computes one, else
+    ``high``. A pass needs it below the threshold; a flag needs ``low`` at or past it."""
     threshold: float | None
     """The threshold applied (null: the family states none; the evaluation is then inconclusive)."""
     threshold_source: str
@@ -203,7 +208,11 @@ def judged(family, row: pd.Series, threshold: float | None, among: int = 1) -> E
         params=json.loads(row["params"]) if isinstance(row.get("params"), str) else {},
         label=label.value,
         headline=Headline(
-            name=family.headline, value=_finite(head.value), low=_finite(head.low), high=_finite(head.high), threshold=threshold, threshold_source=source
+            name=family.headline, value=_finite(head.value),
+            low=_finite(head.low),
+            high=_finite(head.high),
+            pass_bound=_finite(head.pass_bound),
+            threshold=threshold, threshold_source=source
         ),
         evidence=evidence,
         settle=settle,

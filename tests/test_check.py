@@ -61,15 +61,17 @@ def test_battery_secrets_leave_out_what_tells_nothing():
 NEEDS_CONTROL = {"disclosure"}
 COMPARED_WITH_THE_ORIGINAL = {"membership", "singling_out", "linkability", "inference"}
 """Without a control table these compare the members with the original's other people (``reference: original``)."""
+NEEDS_NONE = {"alc", "identification", "near_copies"}
+"""These need no one but the members and the release, with a control table or without."""
 
 
 def test_battery_without_a_control_table_has_only_the_families_that_need_none(tables):
     original = tables["original"]
     entries = battery_entries(original, original, has_control=False)
-    assert {entry.get("family", "alc") for entry in entries} == {"alc", "identification"} | COMPARED_WITH_THE_ORIGINAL
+    assert {entry.get("family", "alc") for entry in entries} == NEEDS_NONE | COMPARED_WITH_THE_ORIGINAL
     assert all(entry.get("reference") == "original" for entry in entries if entry.get("family") in COMPARED_WITH_THE_ORIGINAL)
     with_control = {entry.get("family", "alc") for entry in battery_entries(original, original, has_control=True)}
-    assert with_control == {"alc", "identification"} | COMPARED_WITH_THE_ORIGINAL | NEEDS_CONTROL
+    assert with_control == NEEDS_NONE | COMPARED_WITH_THE_ORIGINAL | NEEDS_CONTROL
     assert set(skipped_without_control(original, original)) == NEEDS_CONTROL
     assert {entry.get("family", "alc") for entry in battery_entries(original, original, True, ["membership"])} == {"membership"}
     with pytest.raises(ValueError, match="nonsense"):

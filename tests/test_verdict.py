@@ -126,3 +126,21 @@ def test_the_schema_names_the_contract_and_the_published_file_is_the_generated_o
     assert {"schema_version", "verdict", "evaluations", "thresholds"} <= set(properties)
     published = Path(alc_dask.__file__).parent / "verdict.schema.json"
     assert json.loads(published.read_text()) == schema(), "regenerate it: make schema"
+
+
+def test_a_pass_is_read_from_the_one_sided_bound_and_a_flag_from_the_two_sided_one():
+    """Census's bootstrap of other people: 'weeks worked in year' right for 73.9% of members and 73.2%
+    of other people, 5 000 each. Its 95% interval reaches 0.0897 with these counts, straddling 0.09
+    a little more on the release's own (0.029 [0, 0.092]): the pass is an intersection of claims,
+    read from the one-sided 95% bound (the 90% interval's upper end, 0.079 here), while a flag keeps
+    the two-sided lower end."""
+    counts = dict(n_attacks=5000, n_success=3695, n_baseline_attacks=5000, n_baseline_success=0, n_control_attacks=5000, n_control_success=3660)
+    wp29 = dict(secret="weeks worked in year", attack_rate=0.739, control_rate=0.732, confidence_level=0.95, **counts)
+    verdict = verdict_of(stored("inference", privacy_risk=0.029, privacy_risk_low=0.0, privacy_risk_high=0.092, **wp29))
+    (evaluation,) = verdict.evaluations
+    assert verdict.verdict == "pass" and evaluation.headline.high > 0.09 > evaluation.headline.pass_bound
+    assert evaluation.headline.pass_bound == pytest.approx(0.0795, abs=0.001)
+    flagged = dict(wp29, n_success=4500)
+    assert verdict_of(stored("inference", privacy_risk=0.6, privacy_risk_low=0.55, privacy_risk_high=0.65, **flagged)).verdict == "flagged"
+    beyond = dict(wp29, n_success=3760)  # the one-sided bound past 0.09 too: still inconclusive
+    assert verdict_of(stored("inference", privacy_risk=0.05, privacy_risk_low=0.0, privacy_risk_high=0.12, **beyond)).verdict == "inconclusive"

@@ -88,6 +88,17 @@ class HeadlineInterval(NamedTuple):
     low: float
     high: float
     trials: float | None
+    pass_high: float = float("nan")
+    """The one-sided upper bound a pass is read from, at the interval's confidence level (the upper
+    end of the interval at twice its error: 90% for a 95% interval); NaN: the interval's ``high``."""
+
+    @property
+    def pass_bound(self) -> float:
+        """What must lie below the threshold for a pass: ``pass_high`` where known (never above
+        ``high`` nor below the value), else ``high``."""
+        if self.pass_high != self.pass_high:
+            return self.high
+        return min(self.high, max(self.value, self.pass_high)) if self.value == self.value else min(self.high, self.pass_high)
 
 
 def _number(value) -> float:
@@ -374,7 +385,7 @@ class EvaluationFamily:
         if threshold is None:
             return Label.INCONCLUSIVE, None
         head = cls.headline_interval(row) if among <= 1 else cls.corrected_headline_interval(row, among)
-        return interval_label(head.low, head.high, threshold), None
+        return interval_label(head.low, max(head.low, head.pass_bound), threshold), None
 
     @classmethod
     def not_informative(cls, row: Mapping[str, Any]) -> str | None:

@@ -53,6 +53,24 @@ REIDENTIFICATION = Threshold(
 """The threshold of a headline that is a probability of singling out, linking, inferring or identifying someone."""
 
 
+def one_sided(confidence_level: float) -> float:
+    """The two-sided level whose interval's upper end is the one-sided upper bound at
+    ``confidence_level``: ``2·level − 1`` (0.90 for 0.95), what a pass is read from.
+
+    A pass claims that every evaluation of a release is below its threshold: an intersection of
+    claims, which as a test of "some evaluation is at or past its threshold" keeps the level of
+    each one-sided test without correction for how many there are (Berger 1982, the
+    intersection-union test; as in equivalence testing, Schuirmann 1987's two one-sided tests). A
+    flag needs only one evaluation past its threshold: it keeps the two-sided interval's lower end,
+    an error of 2.5% each.
+
+    >>> from alc_dask.measure.verdict import one_sided
+    >>> round(one_sided(0.95), 2)
+    0.9
+    """
+    return 2.0 * confidence_level - 1.0
+
+
 def interval_label(low: float, high: float, threshold: float) -> Label:
     """Flagged when ``low >= threshold``, pass when ``high < threshold``, inconclusive otherwise.
 

@@ -26,7 +26,7 @@ from alc_dask.families.disclosure.generators import KeySets
 from alc_dask.measure import AttackCounts
 from alc_dask.measure._checks import SettingError
 from alc_dask.measure.disclosure import excess_risk
-from alc_dask.measure.verdict import REIDENTIFICATION
+from alc_dask.measure.verdict import REIDENTIFICATION, one_sided
 
 NO_CONTROL = "the release has no control table: the risk is the share itself, not compared with what a non-member would give away"
 SIZES_DIFFER = "the control table is not the original's size: uniqueness depends on a table's size, so RepU against the control is only indicative"
@@ -90,7 +90,13 @@ class Disclosure(EvaluationFamily):
 
     @classmethod
     def headline_interval(cls, row):
-        return HeadlineInterval(float(row["disclosure_risk"]), float(row["disclosure_risk_low"]), float(row["disclosure_risk_high"]), float(row["n_original"]))
+        """The stored interval, and the one-sided upper bound a pass is read from, recomputed from the counts."""
+        level = one_sided(float(json.loads(row.get("params") or "{}").get("confidence_level", 0.95)))
+        n_control = int(row.get("n_control") or 0)
+        risk = excess_risk(int(row["n_original"]), int(row["n_hits"]), n_control, int(row["n_control_hits"] or 0) if n_control else 0, level)
+        return HeadlineInterval(
+            float(row["disclosure_risk"]), float(row["disclosure_risk_low"]), float(row["disclosure_risk_high"]), float(row["n_original"]), risk.high
+        )
 
     @classmethod
     def not_informative(cls, row) -> str | None:

@@ -33,7 +33,7 @@ from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.data.partitioned import whole
 from alc_dask.families.base import EvaluationFamily, FamilyParams, HeadlineInterval, column, exposed_records
 from alc_dask.measure import AttackCounts
-from alc_dask.measure.verdict import REIDENTIFICATION
+from alc_dask.measure.verdict import REIDENTIFICATION, one_sided
 
 WP29_FIELDS = (
     column("privacy_risk", pa.float64(), "the members' excess success over the control's: (attack - control) / (1 - control), in [0, 1]"),
@@ -110,7 +110,12 @@ class Wp29Family(EvaluationFamily):
 
     @classmethod
     def headline_interval(cls, row):
-        return HeadlineInterval(float(row["privacy_risk"]), float(row["privacy_risk_low"]), float(row["privacy_risk_high"]), float(row["n_attacks"]))
+        """The risk's stored interval, and its one-sided upper bound (``measure.verdict.one_sided``)
+        recomputed from the counts, which a pass is read from."""
+        value, low, high = (float(row[name]) for name in ("privacy_risk", "privacy_risk_low", "privacy_risk_high"))
+        counted = bool(row.get("n_attacks")) and all(_known(row.get(name)) for name in ("n_success", "n_control_attacks", "n_control_success"))
+        pass_high = _counts(row).measures(one_sided(_confidence(row)))["privacy_risk_high"] if counted else float("nan")
+        return HeadlineInterval(value, low, high, float(row["n_attacks"]), pass_high)
 
     @classmethod
     def not_informative(cls, row):
@@ -198,6 +203,10 @@ def _counts(row: Mapping) -> AttackCounts:
     both = row.get("n_both_success")
     paired = None if both is None or both != both else int(both)
     return AttackCounts(*(int(count(name)) for name in names), count("n_control_success"), paired)
+
+
+def _known(value) -> bool:
+    return value is not None and value == value
 
 
 def _confidence(row: Mapping) -> float:

@@ -56,6 +56,7 @@ from alc_dask.families.wp29.draws import random_conditions
 from alc_dask.families.wp29.predicates import EQ, EQUALITY_OPS, GE, IS_NULL, LE, NOT_NULL, ORDERED_OPS, Predicates, RowMatrix, count_matches, isolated_records
 from alc_dask.measure import AttackCounts, singling_out_probability
 from alc_dask.measure.isolation import isolating_range
+from alc_dask.measure.verdict import one_sided
 from alc_dask.seeds import stream
 
 BATCH = 1000
@@ -142,13 +143,15 @@ class SinglingOut(Wp29Family):
         if not (math.isfinite(fewest) and math.isfinite(most)):
             return head
 
-        def risk(control_success: float) -> dict:
+        def risk(control_success: float, level: float = float(row["confidence_level"])) -> dict:
             counts = AttackCounts(
                 *(int(row[name]) for name in ("n_attacks", "n_success", "n_baseline_attacks", "n_baseline_success", "n_control_attacks")), control_success
             )
-            return counts.measures(float(row["confidence_level"]))
+            return counts.measures(level)
 
-        return HeadlineInterval(head.value, min(head.low, risk(most)["privacy_risk_low"]), max(head.high, risk(fewest)["privacy_risk_high"]), head.trials)
+        low, high = min(head.low, risk(most)["privacy_risk_low"]), max(head.high, risk(fewest)["privacy_risk_high"])
+        pass_high = max(head.pass_bound, risk(fewest, one_sided(float(row["confidence_level"])))["privacy_risk_high"])
+        return HeadlineInterval(head.value, low, high, head.trials, pass_high)
 
     @classmethod
     def not_informative(cls, row) -> str | None:

@@ -208,11 +208,13 @@ def judged(family, row: pd.Series, threshold: float | None, among: int = 1) -> E
         params=json.loads(row["params"]) if isinstance(row.get("params"), str) else {},
         label=label.value,
         headline=Headline(
-            name=family.headline, value=_finite(head.value),
+            name=family.headline,
+            value=_finite(head.value),
             low=_finite(head.low),
             high=_finite(head.high),
             pass_bound=_finite(head.pass_bound),
-            threshold=threshold, threshold_source=source
+            threshold=threshold,
+            threshold_source=source,
         ),
         evidence=evidence,
         settle=settle,

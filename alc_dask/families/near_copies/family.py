@@ -22,8 +22,8 @@ from pydantic import Field
 from alc_dask.data import Release, ScenarioError
 from alc_dask.families.base import CheckExamples, Evaluation, EvaluationFamily, FamilyParams, HeadlineInterval, column
 from alc_dask.families.wp29.common import ChosenColumns, check_columns
-from alc_dask.measure.nearer import nearer_share
 from alc_dask.measure.interval import wilson_interval
+from alc_dask.measure.nearer import nearer_share
 from alc_dask.measure.verdict import Threshold, one_sided
 from alc_dask.seeds import stream
 
@@ -41,7 +41,11 @@ NEAR_COPIES_FIELDS = (
     column("n_searched", pa.int64(), "rows searched on each side: as many members as other released rows"),
     column("nearer", pa.float64(), "share of the released rows asked whose nearest neighbour is a member rather than another released row (ties half)"),
     column("ties", pa.float64(), "share of the released rows asked as near to a member as to another released row"),
-    column("near_copy_share", pa.float64(), "2 x nearer - 1: the share of released rows sitting by a member beyond chance (at most 0 for a release of other people)"),
+    column(
+        "near_copy_share",
+        pa.float64(),
+        "2 x nearer - 1: the share of released rows sitting by a member beyond chance (at most 0 for a release of other people)",
+    ),
     column("near_copy_share_low", pa.float64(), "lower end of the near-copy share's interval (Wilson's, of nearer)"),
     column("near_copy_share_high", pa.float64(), "upper end of the near-copy share's interval"),
     column("median_to_member", pa.float64(), "median Gower distance of a released row to its nearest member"),
@@ -80,9 +84,7 @@ class NearCopies(EvaluationFamily):
         """The stored interval, and the one-sided upper bound a pass is read from (Wilson's, of the nearer share)."""
         n_rows, level = int(row["n_rows"]), one_sided(float(row["confidence_level"]))
         pass_high = 2 * wilson_interval(n_rows, float(row["nearer"]), level)[1] - 1 if n_rows else float("nan")
-        return HeadlineInterval(
-            float(row["near_copy_share"]), float(row["near_copy_share_low"]), float(row["near_copy_share_high"]), float(n_rows), pass_high
-        )
+        return HeadlineInterval(float(row["near_copy_share"]), float(row["near_copy_share_low"]), float(row["near_copy_share_high"]), float(n_rows), pass_high)
 
     @classmethod
     def evidence(cls, row) -> str:

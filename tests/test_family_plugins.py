@@ -108,7 +108,7 @@ def test_unknown_families_and_attacks_are_refused_when_the_job_is_loaded(tmp_pat
     plan = alc_dask("plan", tmp_path / "job.yaml")
     assert plan.returncode != 0
     assert (
-        "scenarios[0].family: unknown family 'singling_outt'; known families: alc, disclosure, identification, inference, linkability, membership, privacy_models, relative_threat, singling_out"
+        "scenarios[0].family: unknown family 'singling_outt'; known families: alc, disclosure, identification, inference, linkability, membership, near_copies, privacy_models, relative_threat, singling_out"
         in plan.stderr
     )
     assert "scenarios[1]: Value error, aux_cols: the two halves must be disjoint; both hold ['age']" in plan.stderr

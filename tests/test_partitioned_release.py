@@ -107,6 +107,7 @@ def write_job(folder, tables, broadcast_limit):
             {"family": "membership", "attack": "distance_ratio", "n_members": 400},
             {"family": "membership", "attack": "density_ratio", "attack_params": {"k": 2}, "n_members": 400},
             {"family": "membership", "attack": "density_ratio", "attack_params": {"density": "mixture"}, "n_members": 400},
+            {"family": "near_copies", "n_rows": 500},
         ],
         "baseline_settings": {**FAST, "training_rows": 700},
         "seed": 5,
@@ -132,8 +133,10 @@ def test_a_job_on_parts_scores_bit_for_bit_as_on_a_copied_release(client, parted
     measures = ["scenario_id", "alc", "base_prc", "attack_prc", "base_n", "attack_n", "halt_code", "pairs", "abstentions", "model", "alc_full_recall"]
     pd.testing.assert_frame_equal(parted[measures], copied[measures])
     wp29 = ["scenario_id", "privacy_risk", "risk", "attack_rate", "baseline_rate", "control_rate"]
-    assert copied["family"].tolist()[-6:] == ["singling_out", "linkability", "inference", "membership", "membership", "membership"]
+    assert copied["family"].tolist()[-7:] == ["singling_out", "linkability", "inference", "membership", "membership", "membership", "near_copies"]
     pd.testing.assert_frame_equal(parted[wp29], copied[wp29])
+    near = ["scenario_id", "near_copy_share", "near_copy_share_low", "nearer", "ties", "median_to_member", "median_to_released"]
+    pd.testing.assert_frame_equal(parted[near], copied[near])  # the release's rows searched block by block, on one range
     membership = copied["family"] == "membership"
     for column in ["auc", "membership_alc", "roc_false_positives", "roc_true_positives"]:  # distances searched block by block on the workers
         assert [np.asarray(v).tolist() for v in parted.loc[membership, column]] == [np.asarray(v).tolist() for v in copied.loc[membership, column]], column

@@ -54,14 +54,30 @@ def exposure_of(scores: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame
         found.append(exposed.assign(release=row["release"], family=row["family"], strength=-np.inf if np.isnan(strength) else strength))
     hits = pd.concat([frame for frame in found if len(frame)] or found[:1], ignore_index=True)
     hits = hits.sort_values(["release", "record", "family", "strength", "evidence"], ascending=[True, True, True, False, True])
-    strongest = hits.drop_duplicates(["release", "record", "family"])
-    table = (
-        strongest.groupby(["release", "record"], sort=False)
-        .agg(families=("family", ", ".join), n_families=("family", "size"), evidence=("evidence", "; ".join))
-        .reset_index()
-        .sort_values(["release", "n_families", "record"], ascending=[True, False, True], ignore_index=True)
-    )
+    strongest = hits.drop_duplicates(["release", "record", "family"]).reset_index(drop=True)
+    table = _per_record(strongest).sort_values(["release", "n_families", "record"], ascending=[True, False, True], ignore_index=True)
     return table[list(columns)].astype(columns)
+
+
+def _per_record(strongest: pd.DataFrame) -> pd.DataFrame:
+    """One row per (release, record) of ``strongest`` (sorted by them, a family per row): its
+    families and evidence joined in order. Groups cut from the sorted rows and joined in one pass:
+    pandas' grouped join called Python per group, 0.58 s for a check of 30 000 people."""
+    if strongest.empty:
+        return pd.DataFrame({"release": [], "record": [], "families": [], "n_families": [], "evidence": []})
+    release, record = strongest["release"].to_numpy(object), strongest["record"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, (release[1:] != release[:-1]) | (record[1:] != record[:-1])])
+    ends = np.r_[starts[1:], len(strongest)]
+    family, evidence = strongest["family"].to_numpy(object).tolist(), strongest["evidence"].to_numpy(object).tolist()
+    return pd.DataFrame(
+        {
+            "release": release[starts],
+            "record": record[starts],
+            "families": [", ".join(family[a:b]) for a, b in zip(starts, ends)],
+            "n_families": ends - starts,
+            "evidence": ["; ".join(evidence[a:b]) for a, b in zip(starts, ends)],
+        }
+    )
 
 
 def exposure_of_results(*outs) -> pd.DataFrame:

@@ -31,5 +31,7 @@ def precision_recall_by_skew(curves: dict[str, tuple[np.ndarray, np.ndarray, flo
         ax.axhline(baseline, color=colour, linestyle="--", linewidth=0.8)
     ax.set(xscale="log", xlabel="recall (share of members found)", ylabel="precision (share of claims right, as supported)", ylim=(-0.02, 1.02))
     ax.set_title(title)
-    ax.legend(title="members:non-members", loc="best", fontsize="small", framealpha=0.7)
+    ax.legend(
+        title="members:non-members", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False
+    )  # "best" searched every curve's points: half the figure's time
     return png_bytes(fig)

@@ -238,3 +238,22 @@ def test_an_infinite_value_in_a_part_is_an_error_naming_the_table_and_column(cli
     folders = {name: write_parts(tables[name], tmp_path / name, 400) for name in ("original", "weak")}
     with pytest.raises(ReleaseError, match=rf"{folders['weak']}: column 'age' holds infinite values"):
         load_on_cluster(client, str(folders["original"]), [str(folders["weak"])], rows_per_part=250)
+
+
+def _computed_where_asked() -> tuple[int, int]:
+    """In a task: its own thread, and the thread a delayed call on in-memory blocks ran in."""
+    import threading
+
+    import dask
+
+    from alc_dask.data.partitioned import compute
+
+    (ran_in,) = compute([object()], dask.delayed(threading.get_ident, pure=False)())
+    return threading.get_ident(), ran_in
+
+
+def test_a_scenario_computes_its_in_memory_blocks_in_its_own_thread(client):
+    """Not through the worker's client: with the cluster busy, a disclosure's small tasks on in-memory
+    tables (a check's) waited behind every other scenario while the scenario held its thread."""
+    own, ran_in = client.submit(_computed_where_asked, pure=False).result()
+    assert ran_in == own

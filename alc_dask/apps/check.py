@@ -225,7 +225,7 @@ def run_check(
     from alc_dask.jobs import validate_job
     from alc_dask.report import summarize, write_report
     from alc_dask.report.exposure import exposure_of_results
-    from alc_dask.utility.fidelity import start_fidelity
+    from alc_dask.utility.fidelity import fidelity
     from alc_dask.verdict import read_verdict, write_verdict
 
     output = Path(output)
@@ -236,9 +236,8 @@ def run_check(
         job = battery_job(paths["original"], paths["release"], paths["control"], str(output.resolve()), entries, seed, inputs.kinds, release_label(inputs))
         spec = validate_job(job, "the check's battery")
         client = cluster.get()
-        pending = start_fidelity(typed["original"], typed["release"], client, seed)  # its tasks fill the battery's idle moments
         scores = run_job(spec, client=client, progress=progress, wait=wait)
-        kept = pending.result()
+        kept = fidelity(typed["original"], typed["release"], client, seed)
     seconds = time.perf_counter() - started
     exposure = exposure_of_results(output)
     verdict = read_verdict(output).model_copy(update={"fidelity": kept})  # judged once, by the run; utility beside it

@@ -37,8 +37,6 @@ PAIR_BINS = 10
 MAX_PAIR_COLUMNS = 40
 """Columns whose pairs are measured at most (the first ones): 780 pairs."""
 PART_ROWS = 100_000
-FIDELITY_PRIORITY = -1
-"""Below the evaluations' (Dask's default, 0): a worker runs fidelity's tasks when no evaluation waits."""
 CLASSIFIER_ROWS = 10_000
 FOLDS = 3
 LITTLE = 0.5
@@ -152,55 +150,36 @@ def _categories(column: pd.Series) -> pd.Series:
 def fidelity(original: pd.DataFrame, release: pd.DataFrame, client=None, seed: int = 0) -> Fidelity:
     """What ``release`` keeps of ``original`` on the columns they share (see the module), its counts
     and classifier run on ``client``'s cluster when one is given."""
-    return start_fidelity(original, release, client, seed).result()
-
-
-def start_fidelity(original: pd.DataFrame, release: pd.DataFrame, client=None, seed: int = 0) -> PendingFidelity:
-    """``fidelity`` begun: on ``client``'s cluster its tasks are submitted now, at a priority below
-    the evaluations', so that a check can start them before its battery and they fill the workers'
-    idle moments (the battery's last scenarios leave a worker waiting); in process, computed now."""
     columns = [c for c in original.columns if c in release.columns]
     original, release = original[columns], release[columns]
     singles, pairs = Codebook(original, columns, BINS), Codebook(original, columns[:MAX_PAIR_COLUMNS], PAIR_BINS)
     pair_columns = columns[:MAX_PAIR_COLUMNS]
     tables = {"original": original, "release": release}
     if client is None:
-        counts = {name: [part_counts(part, singles, pairs, pair_columns) for part in _parts(table)] for name, table in tables.items()}
-        return PendingFidelity(columns, singles, pairs, counts, classifier_auc(original, release, seed))
-    later = {"pure": False, "priority": FIDELITY_PRIORITY}
-    counts = {name: client.map(part_counts, _parts(table), singles=singles, pairs=pairs, pair_columns=pair_columns, **later) for name, table in tables.items()}
-    return PendingFidelity(columns, singles, pairs, counts, client.submit(classifier_auc, original, release, seed, **later), client)
-
-
-class PendingFidelity:
-    """Fidelity's counts per part of each table and the classifier's AUC, or the futures of them."""
-
-    def __init__(self, columns: list[str], singles: Codebook, pairs: Codebook, counts: dict, auc, client=None):
-        self.columns, self.singles, self.pairs, self.counts, self.auc, self.client = columns, singles, pairs, counts, auc, client
-
-    def result(self) -> Fidelity:
-        """The measures, waiting for the cluster's tasks if need be."""
-        parts = {name: self.client.gather(futures) if self.client else futures for name, futures in self.counts.items()}
-        counts = {name: _summed(found) for name, found in parts.items()}
-        auc = self.auc.result() if self.client else self.auc
-        per_column = sorted(
-            (
-                ColumnFidelity(column=c, kind=self.singles.kinds[c], distance=_tvd(counts["original"]["single"][c], counts["release"]["single"][c]))
-                for c in self.columns
-            ),
-            key=lambda item: -item.distance,
-        )
-        columns_kept = 1.0 - float(np.mean([item.distance for item in per_column]))
-        pairs_kept = _pairs_kept(counts, self.pairs)
-        little = columns_kept < LITTLE
-        return Fidelity(
-            columns_kept=columns_kept,
-            pairs_kept=pairs_kept,
-            classifier_auc=auc,
-            keeps_little=bool(little),
-            summary=_sentence(columns_kept, pairs_kept, auc, per_column, little),
-            per_column=per_column,
-        )
+        counts = {name: _summed([part_counts(part, singles, pairs, pair_columns) for part in _parts(table)]) for name, table in tables.items()}
+        auc = classifier_auc(original, release, seed)
+    else:
+        futures = {
+            name: client.map(part_counts, _parts(table), singles=singles, pairs=pairs, pair_columns=pair_columns, pure=False) for name, table in tables.items()
+        }
+        told = client.submit(classifier_auc, original, release, seed, pure=False)
+        counts = {name: _summed(client.gather(parts)) for name, parts in futures.items()}
+        auc = told.result()
+    per_column = sorted(
+        (ColumnFidelity(column=c, kind=singles.kinds[c], distance=_tvd(counts["original"]["single"][c], counts["release"]["single"][c])) for c in columns),
+        key=lambda item: -item.distance,
+    )
+    columns_kept = 1.0 - float(np.mean([item.distance for item in per_column]))
+    pairs_kept = _pairs_kept(counts, pairs)
+    little = columns_kept < LITTLE
+    return Fidelity(
+        columns_kept=columns_kept,
+        pairs_kept=pairs_kept,
+        classifier_auc=auc,
+        keeps_little=bool(little),
+        summary=_sentence(columns_kept, pairs_kept, auc, per_column, little),
+        per_column=per_column,
+    )
 
 
 def cramers_v(counts: np.ndarray) -> float:

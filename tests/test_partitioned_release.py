@@ -247,8 +247,11 @@ def _computed_where_asked() -> tuple[int, int]:
     import dask
 
     from alc_dask.data.partitioned import compute
+    from alc_dask.testing.truth import truth_releases
 
-    (ran_in,) = compute([object()], dask.delayed(threading.get_ident, pure=False)())
+    truth = truth_releases(rows=300)
+    table = Release.load(truth.members, [truth.releases["copy"]]).original  # a table held in the task's process
+    (ran_in,) = compute([table], dask.delayed(threading.get_ident, pure=False)())
     return threading.get_ident(), ran_in
 
 

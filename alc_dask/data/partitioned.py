@@ -99,17 +99,20 @@ def _client_of(blocks: Sequence):
 
 
 def compute(blocks: Sequence, *delayed) -> tuple:
-    """Compute `delayed` on the cluster holding `blocks`; in this thread when they are not futures.
+    """Compute `delayed` where `blocks` are: futures bound to a client on it, tables held in this
+    process in this thread, anything else (a future sent to a worker, whose client binds late) by
+    Dask's default, which in a worker's task is that worker's client.
 
-    In this thread, not by Dask's default: in a task on a worker the default is the worker's client,
-    which sent a scenario's small tasks (a disclosure's counts of in-memory tables) to the scheduler,
-    to wait behind every other scenario while the task held its thread (a check of 30 000 rows:
-    7.6 s for 0.1 s of work)."""
+    Tables held here in this thread, not by Dask's default: in a task on a worker the default sent
+    a scenario's small tasks (a disclosure's counts of in-memory tables) to the scheduler, to wait
+    behind every other scenario while the task held its thread (a check of 30 000 rows: 7.6 s for
+    0.1 s of work)."""
     import dask
 
     client = _client_of(blocks)
     if client is None:
-        return dask.compute(*delayed, scheduler="synchronous")
+        held_here = all(isinstance(block, EncodedTable) for block in blocks)
+        return dask.compute(*delayed, scheduler="synchronous" if held_here else None)
     with _out_of_the_thread_pool():
         return tuple(client.compute(list(delayed), sync=True))
 

@@ -25,3 +25,8 @@ def derived_seed(seed: int, purpose: str, *keys: int) -> int:
 
 def _sequence(seed: int, purpose: str, keys: tuple[int, ...]) -> np.random.SeedSequence:
     return np.random.SeedSequence([int(seed), zlib.crc32(purpose.encode()), *map(int, keys)])
+
+
+def sample_rows(n_rows: int, wanted: int, rng: np.random.Generator) -> np.ndarray:
+    """Every row of ``n_rows``, or ``wanted`` of them drawn by ``rng``, in row order."""
+    return np.arange(n_rows) if n_rows <= wanted else np.sort(rng.choice(n_rows, wanted, replace=False))

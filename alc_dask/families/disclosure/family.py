@@ -91,7 +91,7 @@ class Disclosure(EvaluationFamily):
     @classmethod
     def headline_interval(cls, row):
         """The stored interval, and the one-sided upper bound a pass is read from, recomputed from the counts."""
-        level = one_sided(float(json.loads(row.get("params") or "{}").get("confidence_level", 0.95)))
+        level = one_sided(_confidence(row))
         n_control = int(row.get("n_control") or 0)
         risk = excess_risk(int(row["n_original"]), int(row["n_hits"]), n_control, int(row["n_control_hits"] or 0) if n_control else 0, level)
         return HeadlineInterval(
@@ -107,7 +107,7 @@ class Disclosure(EvaluationFamily):
         if not n_control or cls.headline_interval(row).low >= cls.threshold.value:
             return None
         counts = AttackCounts(int(row["n_original"]), int(row["n_hits"]), 0, 0, int(n_control), float(row["n_control_hits"]))
-        reach = counts.uncleared_reach(cls.threshold.value, float(json.loads(row.get("params") or "{}").get("confidence_level", 0.95)))
+        reach = counts.uncleared_reach(cls.threshold.value, _confidence(row))
         if reach is None:
             return None
         return (
@@ -180,6 +180,11 @@ class Disclosure(EvaluationFamily):
         measures = _measures(p, found, control.n_rows if control is not None else 0)
         predictions = pa.table({"target": found.disco_rows, "side": ["disco"] * found.disco_rows.size, "correct": np.ones(found.disco_rows.size, dtype=bool)})
         return Evaluation(measures, predictions)
+
+
+def _confidence(row) -> float:
+    """The confidence level a stored row was measured at (its parameters')."""
+    return float(json.loads(row.get("params") or "{}").get("confidence_level", 0.95))
 
 
 def _label(risk) -> str:

@@ -32,7 +32,7 @@ from alc_dask.measure import DEFAULT_SKEWS, FPR_TARGETS, Roc, SettingError, Skew
 from alc_dask.measure.interval import z_score
 from alc_dask.measure.membership import paired_auc_interval
 from alc_dask.measure.verdict import ALC_AT_RISK
-from alc_dask.seeds import stream
+from alc_dask.seeds import sample_rows, stream
 from alc_dask.shown import shown
 
 BATTERY_ATTACKS = ("closest_distance", "distance_ratio", "density_ratio")
@@ -343,8 +343,8 @@ class Membership(EvaluationFamily):
         rng = stream(p.sample_seed, "membership sample")
         if p.reference == "original":
             return _split_original(p, release, self._columns(release), rng)
-        member_rows = _sample(release.original.n_rows, p.n_members, rng)
-        return MembershipTask(p.table, self._columns(release), member_rows, _sample(release.control.n_rows, p.n_non_members, rng))
+        member_rows = sample_rows(release.original.n_rows, p.n_members, rng)
+        return MembershipTask(p.table, self._columns(release), member_rows, sample_rows(release.control.n_rows, p.n_non_members, rng))
 
     def _skew(self, release: Release) -> Skew:
         p = self.params
@@ -406,11 +406,6 @@ def _split_original(p: MembershipParams, release: Release, columns: tuple[str, .
     n_rows, released = release.original.n_rows, release.anonymized[p.table].n_rows
     people = np.sort(rng.permutation(n_rows)[: min(p.n_members, n_rows, released + 1)])
     return MembershipTask(p.table, columns, people, people, reference="original")
-
-
-def _sample(n_rows: int, wanted: int, rng: np.random.Generator) -> np.ndarray:
-    """Every row, or ``wanted`` of them at random, in row order."""
-    return np.arange(n_rows) if n_rows <= wanted else np.sort(rng.choice(n_rows, wanted, replace=False))
 
 
 def _measures(p: MembershipParams, roc: Roc, situation: Skew, columns: tuple[str, ...], paired_interval: tuple[float, float] | None) -> dict:

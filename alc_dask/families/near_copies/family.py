@@ -25,7 +25,7 @@ from alc_dask.families.wp29.common import ChosenColumns, check_columns
 from alc_dask.measure.interval import wilson_interval
 from alc_dask.measure.nearer import nearer_share
 from alc_dask.measure.verdict import Threshold, one_sided
-from alc_dask.seeds import stream
+from alc_dask.seeds import sample_rows, stream
 
 NEAR_COPIES = Threshold(
     0.1,
@@ -124,10 +124,10 @@ class NearCopies(EvaluationFamily):
         original, released = _on_one_range(release.original, release.anonymized[p.table])
         searched = min(original.n_rows, released.n_rows - 1)
         rng = stream(p.sample_seed, "near copies")
-        pool = _sample(released.n_rows, searched + 1, rng)
+        pool = sample_rows(released.n_rows, searched + 1, rng)
         asked = np.sort(rng.choice(pool.size, min(p.n_rows, pool.size), replace=False))
         queries = released.rows(pool[asked])
-        to_members, _ = k_nearest(queries, original.rows(_sample(original.n_rows, searched, rng)), columns, 1)
+        to_members, _ = k_nearest(queries, original.rows(sample_rows(original.n_rows, searched, rng)), columns, 1)
         candidates = released if pool.size == released.n_rows else released.rows(pool)
         to_pool, rows = k_nearest(queries, candidates, columns, 2)
         other = np.where(rows[:, 0] == asked, 1, 0)  # a row's own place, wherever a twin puts it, left out
@@ -167,8 +167,3 @@ def _on_one_range(original, released):
         return replace(table, value_min=low, value_max=high)
 
     return widened(original), widened(released)
-
-
-def _sample(n_rows: int, wanted: int, rng: np.random.Generator) -> np.ndarray:
-    """Every row, or ``wanted`` of them at random, in row order."""
-    return np.arange(n_rows) if n_rows <= wanted else np.sort(rng.choice(n_rows, wanted, replace=False))

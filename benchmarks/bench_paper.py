@@ -6,7 +6,10 @@ bench-envs/code-<commit>/), writing to bench-data/paper-<side>/ (resumed when pr
 per side the wall time, the distribution of scenario seconds (median, p90, p99, max, overall and
 per baseline) and the scenarios over 10 s; then, on the scenarios both sides ran, the change of
 the base PRC (after - before) and of the ALC, the share of risk labels kept, and the scenarios whose
-base PRC is below the most-common-value floor.
+base PRC is below the most-common-value floor; and the equivalence figures of a change of scores
+(issue rule: ≥ 99% of headlines within the earlier interval or the intervals overlapping, ≥ 99% of
+labels kept, Table 2 with the same conclusions): the ALC with its interval as the verdict judges it
+(``AlcFamily.headline_interval``), the four labels and the paper's three, and Table 2 of both sides.
 
     .venv/bin/python benchmarks/bench_paper.py --before 9ac1e36            # the jobs' sample
     .venv/bin/python benchmarks/bench_paper.py --sides after --all          # every attack, this checkout only
@@ -22,7 +25,9 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from alc_dask.apps.reproduction import our_keys, paper_label, release_dataset_strength, table2
 from alc_dask.cli import EXIT_SCENARIOS_FAILED
+from alc_dask.families.alc.family import AlcFamily
 from alc_dask.results import read_scores
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,6 +147,47 @@ def main() -> None:
                 f"lower by > 0.01: {lower:.1%}; median |ALC change| {alc_change:.3f}; risk labels kept {labels:.1%}"
             )
         print(f"  total scenario seconds: before {scores['before']['elapsed_seconds'].sum():.0f}, after {scores['after']['elapsed_seconds'].sum():.0f}")
+        equivalence(both)
+        for side in ("before", "after"):
+            print(f"\nTable 2 of the {side} side (percent of attacks):")
+            for strength, table in table2_of(scores[side]).items():
+                print(f"  {strength} releases:\n" + table.round(2).to_string())
+
+
+def equivalence(both: pd.DataFrame) -> None:
+    """The issue's equivalence figures, per baseline and over all scenarios both sides ran."""
+
+    def interval(row, side):
+        return AlcFamily.headline_interval({name.removesuffix(f"_{side}"): value for name, value in row.items() if name.endswith(f"_{side}")})
+
+    rows = []
+    for _, row in both.iterrows():
+        before, after = interval(row, "before"), interval(row, "after")
+        rows.append(
+            {
+                "baseline": row["baseline_after"],
+                "within": before.low <= after.value <= before.high,
+                "overlap": after.low <= before.high and before.low <= after.high,
+                "labels": row["risk_before"] == row["risk_after"],
+                "paper labels": paper_label(row["alc_before"]) == paper_label(row["alc_after"]),
+                "unchanged": row["alc_before"] == row["alc_after"],
+            }
+        )
+    shares = pd.DataFrame(rows)
+    table = pd.concat(
+        {"all": shares.drop(columns="baseline").mean(), **{b: g.drop(columns="baseline").mean() for b, g in shares.groupby("baseline")}}, axis=1
+    ).T
+    print(
+        "\nequivalence (share of scenarios): ALC within the earlier interval; the intervals overlapping; four labels kept; the paper's three kept; ALC unchanged"
+    )
+    print((100 * table).round(2).to_string())
+
+
+def table2_of(scores: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Table 2 of the paper per release strength, from one side's scores."""
+    frame = scores.copy()
+    frame[["dataset", "strength"]] = [release_dataset_strength(r) for r in frame["release"]]
+    return {strength: table2(our_keys(part[part["baseline"] == "ml"], part[part["baseline"] == "prior"])) for strength, part in frame.groupby("strength")}
 
 
 if __name__ == "__main__":

@@ -117,7 +117,8 @@ def main() -> None:
                 }
             )
         print(f"{path}: {len(chosen)} scenarios", flush=True)
-    frame = pd.DataFrame(rows).fillna({name: 0.0 for name in PHASES})
+    frame = pd.DataFrame(rows)
+    frame = frame.assign(**{name: frame.get(name, 0.0) for name in PHASES}).fillna({name: 0.0 for name in PHASES})  # a phase no scenario reached
     total = frame["seconds"].sum()
     print("\nphase                                  seconds   share")
     for name in PHASES:

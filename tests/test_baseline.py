@@ -240,3 +240,72 @@ def test_features_of_1e300_stay_within_float32_in_their_order():
     assert (np.diff(matrix[order, 0]) >= 0).all()
     plain = FeatureLayout.of(Release.load(make_population(300, 0), [make_population(300, 1)]), ["income"])
     assert (plain.scales == 1).all()
+
+
+def test_selection_never_trains_a_candidate_on_the_rows_left_out():
+    from alc_dask.baseline.selection import _split
+
+    X = np.arange(20000, dtype=float)[:, None]  # a row's feature is its index
+    y = np.arange(20000) % 3
+    block = np.random.default_rng(0).choice(20000, 1000, replace=False)
+    X_train, X_test, _, _ = _split(X, y, BaselineSettings(), seed=1, left_out=block)
+    assert len(X_train) == 10000 and not np.isin(X_train[:, 0], block).any()
+    assert np.isin(X_test[:, 0], block).any()  # the test split may hold them: they are scored, never learned
+
+
+@pytest.fixture(scope="module")
+def larger_release():
+    population = make_population(8000, seed=5)
+    return Release.load(population, [population])
+
+
+@pytest.mark.parametrize("candidate", ["logistic_regression", "hist_gradient_boosting"])
+def test_selections_fit_is_the_first_blocks_model_when_a_block_fit_would_build_the_same(larger_release, monkeypatch, candidate):
+    """One fit fewer a scenario: selection's candidates train without the first block, on as many
+    rows as a block fit would; the block's predictions are that fit's. Refitting is kept for the
+    settings that ask for it, and gives predictions of the same quality."""
+    import alc_dask.baseline.sources as sources
+    from alc_dask.baseline.memo import BASELINES
+    from alc_dask.families.alc.loop import run_attack
+    from alc_dask.measure import MeasureSettings
+
+    fits = []
+    monkeypatch.setattr(sources, "fit_without_block", lambda *args, **kwargs: fits.append(args) or fit_without_block(*args, **kwargs))
+    known, secret = ["age", "region", "sex"], "education"
+    settings = BaselineSettings(candidates=(candidate,), training_rows=2000, selection_train_rows=2000, attack_on_others=False)
+    BASELINES.clear()
+    reused = run_attack(larger_release, secret, known, baseline_settings=settings, seed=3)
+    assert fits == [] and reused.measures()["model"] == candidate
+
+    layout = FeatureLayout.of(larger_release, known)
+    X, y = layout.matrix(larger_release.original), larger_release.secret_column(secret)
+    first_block = reused.columns["target"][:1]  # the order's first target opens the first block
+    from alc_dask.families.alc.loop.targets import target_order
+
+    order = target_order(larger_release, None, 3)[0][: block_size(8000)]
+    assert first_block[0] == order[0]
+    choice = select_model(X, y, layout, settings, MeasureSettings(), 3, left_out=order)
+    codes, confidence = predict_with_confidence(choice.fitted, X[reused.columns["target"]])
+    np.testing.assert_array_equal(codes, reused.columns["base_code"])
+    np.testing.assert_allclose(confidence, reused.columns["base_confidence"])
+
+    BASELINES.clear()
+    refitted = run_attack(
+        larger_release, secret, known, baseline_settings=BaselineSettings(**{**settings.__dict__, "first_block_from_selection": False}), seed=3
+    )
+    assert len(fits) == 1
+    assert abs(refitted.measures()["base_prc"] - reused.measures()["base_prc"]) < 0.1
+
+
+def test_the_models_stopping_rules_are_settings_checked_before_any_fit():
+    from alc_dask.measure import SettingError
+
+    for field, value in (("boosting_patience", 0), ("logistic_tolerance", 0.0), ("logistic_tolerance", float("nan"))):
+        with pytest.raises(SettingError, match=field):
+            BaselineSettings(**{field: value})
+    layout = FeatureLayout(("a",), np.array([False]), np.array([0]))
+    from alc_dask.baseline.zoo import build_model
+
+    settings = BaselineSettings(boosting_patience=7, logistic_tolerance=1e-5)
+    assert build_model("hist_gradient_boosting", layout, 10, 0, settings).n_iter_no_change == 7
+    assert build_model("logistic_regression", layout, 10, 0, settings)[-1].tol == 1e-5

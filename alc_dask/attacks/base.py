@@ -204,7 +204,7 @@ class AttributeAttack(Attack):
     >>> register_attack("most_common", MostCommon)
     >>> result = run_attack(truth_releases(rows=500).release("copy"), "occupation", ["sex", "region"], attack="most_common")
     >>> round(result.alc, 2)
-    0.0
+    -0.04
     """
 
     kind = AttackKind.ATTRIBUTE

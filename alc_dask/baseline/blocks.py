@@ -21,11 +21,10 @@ def block_size(n_rows: int) -> int:
     return min(MAX_BLOCK, int(BLOCK_SHARE * n_rows) + 1)
 
 
-def fit_without_block(
-    model_name: str, X: np.ndarray, y: np.ndarray, block: np.ndarray, layout: FeatureLayout, settings: BaselineSettings, seed: int, also_out=(), numeric=False
-):
-    """The chosen model fitted on every original row except the block's (and ``also_out``'s); a
-    regressor (``numeric``) never on a row whose number is missing."""
+def training_rows(y: np.ndarray, block: np.ndarray, settings: BaselineSettings, seed: int, also_out=(), numeric=False) -> np.ndarray:
+    """The rows a block's model trains on: every original row but the block's (and ``also_out``'s),
+    never one whose number is missing for a regressor (``numeric``), sampled down to
+    ``settings.training_rows``."""
     outside = np.ones(len(y), dtype=bool)
     outside[block] = False
     outside[np.asarray(also_out, dtype=np.int64)] = False
@@ -34,9 +33,17 @@ def fit_without_block(
     rows = np.flatnonzero(outside)
     if settings.training_rows is not None and len(rows) > settings.training_rows:
         rows = np.sort(stream(seed, "training rows").choice(rows, settings.training_rows, replace=False))
+    return rows
+
+
+def fit_without_block(
+    model_name: str, X: np.ndarray, y: np.ndarray, block: np.ndarray, layout: FeatureLayout, settings: BaselineSettings, seed: int, also_out=(), numeric=False
+):
+    """The chosen model fitted on the block's ``training_rows``."""
+    rows = training_rows(y, block, settings, seed, also_out, numeric)
     from alc_dask.baseline.one_to_one import OneToOnePredictor  # scikit-learn's: imported when a model is fitted
 
-    model = build_model(model_name, layout, settings.trees, seed, numeric=numeric)
+    model = build_model(model_name, layout, settings.trees, seed, settings, numeric=numeric)
     if isinstance(model, OneToOnePredictor):  # chosen by selection: it looks up its best column here, whatever the share
         model.set_params(min_share=0.0)
     return fit_model(model, X[rows], y[rows])

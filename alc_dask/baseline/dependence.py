@@ -67,7 +67,7 @@ def replication_stress(
             training = rng.choice(training, settings.training_rows, replace=False)
         for name in models:
             try:
-                model = fit_model(build_model(name, layout, settings.selection_trees, seed), X[copied[training]], y[copied[training]])
+                model = fit_model(build_model(name, layout, settings.selection_trees, seed, settings), X[copied[training]], y[copied[training]])
             except ValueError:  # e.g. no column is one-to-one with the secret
                 continue
             predicted, _ = predict_with_confidence(model, X[copied[held_out]])

@@ -43,6 +43,22 @@ class BaselineSettings:
     attack_on_others: bool = True
     """The scenario's attack on the original without the block's targets competes with the model
     (``sources.OthersAttack``); the stronger of the two on the targets so far is the baseline."""
+    boosting_patience: int = 5
+    """Iterations without gain on its held-out tenth before gradient boosting stops. scikit-learn's
+    default, 10 (before 0.13.0), cost a quarter more time on the paper's selections (iterations 26
+    → 21 on average) for no gain: over 100 selections of the paper's five datasets the test split's
+    PRC was 0.012 higher on average at 5 (median change 0.0001, 5% quantile −0.004;
+    ``benchmarks/RESULTS-performance.md``)."""
+    logistic_tolerance: float = 1e-3
+    """Logistic regression's L-BFGS stops when no gradient component exceeds this. scikit-learn's
+    default, 1e-4 (before 0.13.0), took 54 iterations on average over the same 100 selections and
+    1e-3 took 19 (fits 2.3 times faster); the test split's PRC changed by −0.005 to +0.003 (5% and
+    95% quantiles, median 0)."""
+    first_block_from_selection: bool = True
+    """Model selection trains its candidates without the first block of targets, so that its fit of
+    the chosen model serves as that block's model where a block fit would build the same model on
+    as many rows (``sources.MlBaseline``); False: selection trains on every row outside its test
+    split and every block is refitted (before 0.13.0)."""
     near_duplicate_ratio: float | None = None
     """Leave out of a block's training rows every record markedly closer to one of its targets than
     that target's next closest record (nearer than this times it: a possible dependent twin, see
@@ -60,8 +76,9 @@ class BaselineSettings:
         for i, name in enumerate(self.regressors):
             if name not in REGRESSORS:
                 raise SettingError(f"regressors[{i}]", name, f"one of {', '.join(REGRESSORS)}")
-        for name in ("trees", "selection_trees", "selection_train_rows", "selection_test_rows"):
+        for name in ("trees", "selection_trees", "selection_train_rows", "selection_test_rows", "boosting_patience"):
             check_count(name, getattr(self, name))
+        check_number("logistic_tolerance", self.logistic_tolerance, 0.0, 1.0, open_low=True)
         if self.training_rows is not None:
             check_count("training_rows", self.training_rows)
         if self.near_duplicate_ratio is not None:
@@ -74,6 +91,11 @@ class ModelChoice:
     expected_prc: float
     scores: dict[str, float] = field(default_factory=dict)
     """PRC of every candidate on the test split (NaN where it could not be fitted)."""
+    trained_rows: int = 0
+    """The rows the chosen candidate was fitted on."""
+    fitted: object = field(default=None, compare=False, repr=False)
+    """The chosen candidate as selection fitted it (``select_model``'s ``left_out``: it may serve as
+    that block's model); None once remembered, so that the memo holds no models."""
 
 
 def predict_with_confidence(model, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -136,6 +158,7 @@ def select_model(
     loose_interval: float = 0.25,
     numbers: Numbers | None = None,
     held_out: bool = True,
+    left_out: np.ndarray | None = None,
 ) -> ModelChoice:
     """Fit every candidate on a train split, keep the one with the best PRC on the test split.
 
@@ -143,15 +166,19 @@ def select_model(
     With `numbers`, the candidates are the regressors and `y` the secret's numbers (NaN: missing,
     never trained on). Not `held_out`: the PRC is measured on the train split itself (the model
     that best reproduces the rows it learned, for an attacker whose targets may be among them).
+    `left_out` rows (a block of targets) never train a candidate.
     """
-    X_train, X_test, y_train, y_test = _split(X, y, settings, seed, numeric=numbers is not None)
+    X_train, X_test, y_train, y_test = _split(X, y, settings, seed, numeric=numbers is not None, left_out=left_out)
     if not held_out:
         X_test, y_test = X_train, y_train
-    scores = {}
+    scores, fitted, trained_rows = {}, {}, {}
     for name in settings.regressors if numbers else settings.candidates:
-        rows = logistic_rows(len(np.unique(y_train))) if name == "logistic_regression" and numbers is None else len(y_train)
+        rows = min(len(y_train), logistic_rows(len(np.unique(y_train)))) if name == "logistic_regression" and numbers is None else len(y_train)
+        trained_rows[name] = rows
         try:
-            model = fit_model(build_model(name, layout, settings.selection_trees, seed, numeric=numbers is not None), X_train[:rows], y_train[:rows])
+            fitted[name] = model = fit_model(
+                build_model(name, layout, settings.selection_trees, seed, settings, numeric=numbers is not None), X_train[:rows], y_train[:rows]
+            )
         except ValueError:
             scores[name] = float("nan")  # e.g. no column is one-to-one with the secret
             continue
@@ -165,16 +192,17 @@ def select_model(
         if not result.found:
             result = measure.best_prc(correct, confidence, loose_interval)
         scores[name] = result.prc
-    fitted = {name: score for name, score in scores.items() if not np.isnan(score)}
-    if not fitted:
+    fitted_scores = {name: score for name, score in scores.items() if not np.isnan(score)}
+    if not fitted_scores:
         raise ValueError(f"no baseline candidate could be fitted among {list(settings.candidates)}")
-    name = max(fitted, key=fitted.get)  # first of equals: candidates are listed cheapest first
-    return ModelChoice(name, fitted[name], scores)
+    name = max(fitted_scores, key=fitted_scores.get)  # first of equals: candidates are listed cheapest first
+    return ModelChoice(name, fitted_scores[name], scores, trained_rows[name], fitted[name])
 
 
-def _split(X, y, settings: BaselineSettings, seed: int, numeric: bool = False):
+def _split(X, y, settings: BaselineSettings, seed: int, numeric: bool = False, left_out: np.ndarray | None = None):
     """Train and test rows; split by index, so that `X` may fetch just the rows it is asked for.
-    Numbers are split at random (not stratified), and rows with a missing number never train."""
+    Numbers are split at random (not stratified); rows with a missing number, and `left_out` rows,
+    never train."""
     from sklearn.model_selection import train_test_split
 
     test_size = len(y) // 2 if len(y) < SMALL_TABLE_ROWS else min(settings.selection_test_rows, len(y) // 2)
@@ -183,6 +211,8 @@ def _split(X, y, settings: BaselineSettings, seed: int, numeric: bool = False):
     train, test = train_test_split(np.arange(len(y)), test_size=test_size, random_state=derived_seed(seed, "model selection"), stratify=stratify)
     if numeric:
         train = train[~np.isnan(y[train])]
+    if left_out is not None:
+        train = train[~np.isin(train, left_out)]
     if len(train) > settings.selection_train_rows:
         train = train[stream(seed, "model selection").choice(len(train), settings.selection_train_rows, replace=False)]
     return X[train], X[test], y[train], y[test]

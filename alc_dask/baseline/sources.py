@@ -16,13 +16,14 @@ from enum import StrEnum
 import numpy as np
 
 from alc_dask.anonymize import swap_encoded
-from alc_dask.baseline.blocks import fit_without_block
+from alc_dask.baseline.blocks import fit_without_block, training_rows
 from alc_dask.baseline.budget import affordable
 from alc_dask.baseline.dependence import suspicious_neighbours
 from alc_dask.baseline.features import FeatureLayout, FeatureRows
 from alc_dask.baseline.memo import BASELINES, digest
 from alc_dask.baseline.selection import BaselineSettings, ModelChoice, Numbers, select_model
 from alc_dask.baseline.trained import predicted, secret_classes
+from alc_dask.baseline.zoo import BUILT_AS_SELECTED
 from alc_dask.data import EncodedTable, Release, ScenarioError
 from alc_dask.data.partitioned import whole
 from alc_dask.measure import MeasureSettings, Tolerance
@@ -36,11 +37,22 @@ class BaselineMode(StrEnum):
 
 
 class MlBaseline:
-    """Model selection once per scenario; the chosen model refitted per block. Both are remembered
-    in the worker (``memo.BASELINES``) for scenarios with the same original columns, settings and seed."""
+    """Model selection once per scenario, its candidates trained without the first block of
+    targets; the chosen model refitted per block, except where selection's own fit of it already is
+    that block's model (``first_block_model``). Choice, first block's predictions and block fits
+    are remembered in the worker (``memo.BASELINES``) for scenarios with the same original columns,
+    settings, seed and first block."""
 
     def __init__(
-        self, release: Release, secret: str, known, settings: BaselineSettings, measure: MeasureSettings, seed: int, tolerance: Tolerance | None = None
+        self,
+        release: Release,
+        secret: str,
+        known,
+        settings: BaselineSettings,
+        measure: MeasureSettings,
+        seed: int,
+        tolerance: Tolerance | None = None,
+        first_block: np.ndarray | None = None,
     ):
         self.layout = FeatureLayout.of(release, known)
         original = self.original = release.original
@@ -54,22 +66,42 @@ class MlBaseline:
             if isinstance(self.X, np.ndarray)
             else None
         )
-        self.choice: ModelChoice = self._remembered("choice", lambda: select_model(self.X, self.y, self.layout, settings, measure, seed, numbers=self.numbers))
+        self.first_block = first_block if settings.first_block_from_selection else None
+        self.choice, self._first_predictions = self._remembered(f"choice {digest(first_block)}", lambda: self._select(measure))
         self.model_name, self.expected_prc = self.choice.name, self.choice.expected_prc
         self.fit_settings, self.note = affordable(self.model_name, settings, self.X, secret_classes(self.y, self.numbers))
 
-    def start_block(self, block: np.ndarray) -> None:
-        def predict():
-            ratio, twins = self.settings.near_duplicate_ratio, ()
-            if ratio is not None:
-                twins = suspicious_neighbours(self.original, block, self.original.columns, ratio)
-            model = fit_without_block(
-                self.model_name, self.X, self.y, block, self.layout, self.fit_settings, self.seed, also_out=twins, numeric=self.numbers is not None
-            )
-            return predicted(model, self.X[block], self.numbers)
+    def _select(self, measure: MeasureSettings) -> tuple[ModelChoice, tuple | None]:
+        """The choice (without its fitted model) and, where selection's fit is the first block's
+        model, that block's predictions."""
+        choice = select_model(self.X, self.y, self.layout, self.settings, measure, self.seed, numbers=self.numbers, left_out=self.first_block)
+        first = self.first_block_model(choice)
+        return replace(choice, fitted=None), None if first is None else predicted(first, self.X[self.first_block], self.numbers)
 
-        self._codes, self._confidence = self._remembered(digest(block), predict)
+    def first_block_model(self, choice: ModelChoice):
+        """Selection's fit of the chosen model when a fit without the first block would build the
+        same model on as many rows (and no suspected twins are left out); else None."""
+        if self.first_block is None or choice.fitted is None or choice.name not in BUILT_AS_SELECTED or self.settings.near_duplicate_ratio is not None:
+            return None
+        settings = affordable(choice.name, self.settings, self.X, secret_classes(self.y, self.numbers))[0]  # no forest: cheap
+        rows = training_rows(np.asarray(self.y), self.first_block, settings, self.seed, numeric=self.numbers is not None)
+        return choice.fitted if len(rows) == choice.trained_rows else None
+
+    def start_block(self, block: np.ndarray) -> None:
+        if self._first_predictions is not None and np.array_equal(block, self.first_block):
+            self._codes, self._confidence = self._first_predictions
+        else:
+            self._codes, self._confidence = self._remembered(digest(block), lambda: self._fit_and_predict(block))
         self._position = {row: i for i, row in enumerate(block.tolist())}
+
+    def _fit_and_predict(self, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        ratio, twins = self.settings.near_duplicate_ratio, ()
+        if ratio is not None:
+            twins = suspicious_neighbours(self.original, block, self.original.columns, ratio)
+        model = fit_without_block(
+            self.model_name, self.X, self.y, block, self.layout, self.fit_settings, self.seed, also_out=twins, numeric=self.numbers is not None
+        )
+        return predicted(model, self.X[block], self.numbers)
 
     def _remembered(self, what: str, compute):
         return compute() if self._key is None else BASELINES.get(f"{self._key}/{what}", compute)

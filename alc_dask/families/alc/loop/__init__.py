@@ -88,7 +88,7 @@ def run_attack(
     (0.97, 'early_high_loose')
     >>> fresh = run_attack(truth.release("bootstrap"), "occupation", known, seed=0)
     >>> round(fresh.alc, 2)
-    -0.08
+    -0.05
     """
     built = build_attack(attack, AttackKind.ATTRIBUTE, **(attack_params or {}))
     run = ScenarioRun(release, secret, known, baseline=baseline, targets=targets, seed=seed, attack=built, **settings)

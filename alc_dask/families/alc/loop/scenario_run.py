@@ -170,7 +170,8 @@ class ScenarioRun:
 
 def _baseline_source(run: ScenarioRun, settings, swap_fraction):
     if run.mode is BaselineMode.ML:
-        return MlBaseline(run.release, run.secret, run.known, settings, run.measure, run.seed, run.scoring.tolerance)
+        first_block = run.order[: block_size(run.release.original.n_rows)]
+        return MlBaseline(run.release, run.secret, run.known, settings, run.measure, run.seed, run.scoring.tolerance, first_block)
     if run.mode is BaselineMode.PRIOR:
         return PriorBaseline(run.release, run.attacker, swap_fraction, run.seed, run.scoring)
     return ControlBaseline(run.release, run.attacker, run.seed, run.scoring)

@@ -260,3 +260,17 @@ def test_battery_measures_membership_by_closest_distance_distance_and_density_ra
     entries = [e for e in battery_entries(original, original, has_control=True) if e.get("family") == "membership"]
     assert [e["attack"] for e in entries] == ["closest_distance", "distance_ratio", "density_ratio"]
     assert len({e["population"] for e in entries}) == 1
+
+
+def test_a_check_stops_its_local_cluster_behind_the_report_and_before_it_returns(tables, tmp_path):
+    """The cluster's 0.6 s stop runs beside the report (``run_check``); nothing of it outlives the call."""
+    import multiprocessing
+    import threading
+
+    from alc_dask.apps.check import read_inputs, run_check
+
+    inputs = read_inputs(tables["original"].head(300), tables["strong"].head(300))
+    run = run_check(inputs, tmp_path / "out", families=["near_copies"], workers=1, progress=False)
+    assert (tmp_path / "out" / "report" / "report.html").exists() and run.verdict.verdict in {"flagged", "pass", "inconclusive"}
+    assert multiprocessing.active_children() == []
+    assert not any(thread.name.startswith("alc-dask-closing") for thread in threading.enumerate())

@@ -309,3 +309,19 @@ def test_the_models_stopping_rules_are_settings_checked_before_any_fit():
     settings = BaselineSettings(boosting_patience=7, logistic_tolerance=1e-5)
     assert build_model("hist_gradient_boosting", layout, 10, 0, settings).n_iter_no_change == 7
     assert build_model("logistic_regression", layout, 10, 0, settings)[-1].tol == 1e-5
+
+
+def test_a_regressors_selection_fit_is_the_first_blocks_model_too(larger_release, monkeypatch):
+    """A continuous secret scored within a tolerance: the chosen linear regression is fitted once."""
+    import alc_dask.baseline.sources as sources
+    from alc_dask.baseline.memo import BASELINES
+    from alc_dask.families.alc.loop import run_attack
+    from alc_dask.measure import Tolerance
+
+    fits = []
+    monkeypatch.setattr(sources, "fit_without_block", lambda *args, **kwargs: fits.append(args) or fit_without_block(*args, **kwargs))
+    settings = BaselineSettings(regressors=("linear_regression",), training_rows=2000, selection_train_rows=2000, attack_on_others=False)
+    BASELINES.clear()
+    result = run_attack(larger_release, "income", ["age", "education", "hours_per_week"], baseline_settings=settings, tolerance=Tolerance(0.1), seed=3)
+    assert fits == [] and result.measures()["model"] == "linear_regression"
+    assert (result.columns["base_confidence"] == 1.0).all()  # a linear model cannot rank its guesses

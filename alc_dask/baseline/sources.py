@@ -39,7 +39,7 @@ class BaselineMode(StrEnum):
 class MlBaseline:
     """Model selection once per scenario, its candidates trained without the first block of
     targets; the chosen model refitted per block, except where selection's own fit of it already is
-    that block's model (``first_block_model``). Choice, first block's predictions and block fits
+    that block's model (``_first_block_model``). Choice, first block's predictions and block fits
     are remembered in the worker (``memo.BASELINES``) for scenarios with the same original columns,
     settings, seed and first block."""
 
@@ -67,7 +67,7 @@ class MlBaseline:
             else None
         )
         self.first_block = first_block if settings.first_block_from_selection else None
-        self.choice, self._first_predictions = self._remembered(f"choice {digest(first_block)}", lambda: self._select(measure))
+        self.choice, self._first_predictions = self._remembered(f"choice {digest(self.first_block)}", lambda: self._select(measure))
         self.model_name, self.expected_prc = self.choice.name, self.choice.expected_prc
         self.fit_settings, self.note = affordable(self.model_name, settings, self.X, secret_classes(self.y, self.numbers))
 
@@ -75,10 +75,10 @@ class MlBaseline:
         """The choice (without its fitted model) and, where selection's fit is the first block's
         model, that block's predictions."""
         choice = select_model(self.X, self.y, self.layout, self.settings, measure, self.seed, numbers=self.numbers, left_out=self.first_block)
-        first = self.first_block_model(choice)
+        first = self._first_block_model(choice)
         return replace(choice, fitted=None), None if first is None else predicted(first, self.X[self.first_block], self.numbers)
 
-    def first_block_model(self, choice: ModelChoice):
+    def _first_block_model(self, choice: ModelChoice):
         """Selection's fit of the chosen model when a fit without the first block would build the
         same model on as many rows (and no suspected twins are left out); else None."""
         if self.first_block is None or choice.fitted is None or choice.name not in BUILT_AS_SELECTED or self.settings.near_duplicate_ratio is not None:

@@ -13,9 +13,10 @@ Three measures, each in [0, 1]:
   sampling noise), clipped to [0, 1]: a copy keeps 1, a sample of the same population nearly all,
   columns drawn independently about 0, whatever their marginals.
 - **Rows told apart**: the ROC AUC of a classifier (histogram gradient boosting, ``FOLDS``-fold
-  cross-validated with identical rows in one fold, on up to ``CLASSIFIER_ROWS`` rows of each table) trained to tell the release's
-  rows from the original's: 0.5 when it cannot, 1 when every row gives itself away (shown no lower
-  than 0.5: a copy's rows, learnt in one table and tested in the other, score below chance).
+  cross-validated with identical rows in one fold, on up to ``CLASSIFIER_ROWS`` rows of each
+  table) trained to tell the release's rows from the original's: 0.5 when it cannot, 1 when every
+  row gives itself away (shown no lower than 0.5: a copy's rows, learnt with one label and tested
+  with the other, score below chance).
 
 The counts are summed over partitions of each table, as Dask tasks when a client is given (one task
 per part of ``PART_ROWS`` rows), and the classifier is one task: the tables of a check may be large.

@@ -156,15 +156,17 @@ def _digest(chain) -> str:
 @pytest.mark.parametrize(
     "table, prior, expected",
     [
-        (table_1b, 1.0, "8db3272166637ebd"),
-        (table_1b, 0.5, "c8dcd07a7c31833b"),
-        (table_1c, 1.0, "689920956da8ac5d"),
-        (table_1c, 0.5, "c5e3bde6c270785a"),
+        (table_1b, 1.0, "4b469fcbf6469ad4"),
+        (table_1b, 0.5, "aa860745a8454134"),
+        (table_1c, 1.0, "043519e896762fe3"),
+        (table_1c, 0.5, "24017a308ba4b223"),
     ],
 )
 def test_chains_draw_the_same_as_ever(table, prior, expected):
     """A change to the kernels must leave every draw of a seed as it was, bit for bit (digests of
-    NumPy 2 and Numba 0.68 on x86-64: another libm may round a log differently)."""
+    NumPy 2 and Numba 0.68 on x86-64: another libm may round a log differently), or be shown
+    equivalent over seeds (``benchmarks/chain_equivalence.py``) in a new minor version and pinned
+    again here. Pinned at 0.14.0, whose chains draw from SplitMix64 alone."""
     grouped = _repeated(table(), np.array([40, 40, 3, 3, 1, 1, 1, 1]))
     chain = run_chain(grouped, ChainSettings(iterations=400, burn_in=100, thin=3, alpha=prior, beta=prior), 11)
     assert _digest(chain) == expected

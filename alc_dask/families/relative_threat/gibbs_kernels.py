@@ -5,8 +5,9 @@ Parameters are laid out flat: the quasi-identifiers' values side by side on one 
 ``phi[s, offsets[a] + v]`` is π(value v of a | sensitive s) and ``theta[s]`` is π(s). The model
 is naive Bayes: the quasi-identifiers are independent given the sensitive value.
 
-Each kernel seeds Numba's generator (one per thread, for the Dirichlet draws) and its own
-SplitMix64 stream (for the hidden values) at its start, so a chain is the same on any worker. The chains are Gibbs samplers over (π, hidden table):
+Each kernel seeds its SplitMix64 key (``variates``: the Dirichlet draws' gamma variates, the hidden
+values, the swaps) and, for the generalized chain's multinomials, Numba's generator at its start,
+so a chain is the same on any worker. The chains are Gibbs samplers over (π, hidden table):
 
 - generalized tables: given π, every row's hidden values are independent draws within its cells
   (eq. 36), so only their counts matter to the next π; rows alike (same sensitive value and cell)
@@ -20,38 +21,43 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from alc_dask.families.relative_threat.numba_stream import DOUBLES, even_index, gamma_table, refill, standard_gamma, state_words
+from alc_dask.families.relative_threat.variates import gamma, gamma_table, next_word, uniform
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _draw_phi(counts, shapes, offsets, phi, words, doubles):
-    """phi[s, a-block] ~ Dirichlet(beta + counts[s, a-block]) for every s and attribute (eq. 32);
-    ``shapes`` row n: the gamma constants of beta + n."""
-    n_sensitive = counts.shape[0]
-    index = even_index(words)
-    for s in range(n_sensitive):
+def _draw_phi(counts, shapes, phi, key):
+    """phi[s, v] ~ Gamma(beta + counts[s, v]) for every s and v: each attribute's block of phi[s] is
+    a Dirichlet draw (eq. 32) once divided by its sum (``_normalise``). Unnormalised, it serves the
+    hidden draws and the swaps as it is: both read phi within one s and attribute only as ratios.
+    ``shapes`` row n: the gamma constants of beta + n. Returns the advanced key."""
+    for s in range(counts.shape[0]):
+        for v in range(counts.shape[1]):
+            phi[s, v], key = gamma(shapes, counts[s, v], key)
+    return key
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _normalise(phi, offsets):
+    """Each attribute's block of each phi[s] divided by its sum: the Dirichlet draw, for keeping."""
+    for s in range(phi.shape[0]):
         for a in range(offsets.shape[0] - 1):
             total = 0.0
             for v in range(offsets[a], offsets[a + 1]):
-                draw, index = standard_gamma(shapes, counts[s, v], words, doubles, index)
-                phi[s, v] = draw
-                total += draw
+                total += phi[s, v]
             for v in range(offsets[a], offsets[a + 1]):
                 phi[s, v] /= total
-    words[0] = index
 
 
-@numba.njit(nogil=True, cache=True)
-def _draw_theta(shapes, theta, words, doubles):
+@numba.njit(nogil=True, cache=True, inline="always")
+def _draw_theta(shapes, theta, key):
     """theta ~ Dirichlet(alpha + the sensitive counts); ``shapes`` row s: the gamma constants of s's."""
     total = 0.0
-    index = even_index(words)
     for s in range(theta.shape[0]):
-        theta[s], index = standard_gamma(shapes, s, words, doubles, index)
+        theta[s], key = gamma(shapes, s, key)
         total += theta[s]
-    words[0] = index
     for s in range(theta.shape[0]):
         theta[s] /= total
+    return key
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -81,51 +87,83 @@ def _keep(thetas, phis, stored, theta, phi):
             phis[stored, s, v] = phi[s, v]
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
-def _uniform(key):
-    """A uniform in [0, 1) from SplitMix64, and the advanced key (a uint64 the caller keeps in a
-    register): the hidden values take over a hundred million draws per chain, and this is several
-    times quicker than NumPy's."""
-    key += np.uint64(0x9E3779B97F4A7C15)
-    z = key
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(11)) * (1.0 / 9007199254740992.0), key
-
-
 FEW_ROWS = 32
 LINEAR_SCAN = 32
-"""Up to this many rows, drawing each row (a uniform and a bisection) beats a run of binomials."""
+"""Up to this many rows, drawing each row (a uniform and a search) beats a run of binomials; up to
+this many values, the search counts without branches (a random uniform mispredicts every
+bisection step)."""
+HALF = np.uint64(0xFFFFFFFF)
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _draw_each(phi, bounds, values, rows, counts, cumulative, key):
+def _search(cumulative, size, target):
+    """The position in 0..size-1 of the first of ``cumulative[:size]`` above ``target`` (the last if
+    none is: rounding). Callers pass a slice: an offset index would cost a negative-index check per
+    comparison."""
+    if size <= LINEAR_SCAN:
+        low = 0
+        for i in range(size - 1):
+            low += cumulative[i] <= target
+        return low
+    low, high = 0, size - 1
+    while low < high:
+        middle = (low + high) // 2
+        if cumulative[middle] > target:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _two_values(first, second, rows, key):
+    """How many of ``rows`` draws between two values of weights ``first`` and ``second`` take the
+    first: each 64-bit word gives two 32-bit uniforms (a threshold within 2**-32 of the exact
+    probability). Returns the count and the advanced key."""
+    threshold = np.uint64(first / (first + second) * 4294967296.0)
+    hits = 0
+    for _ in range(rows >> 1):
+        word, key = next_word(key)
+        hits += (word & HALF) < threshold
+        hits += (word >> np.uint64(32)) < threshold
+    if rows & 1:
+        word, key = next_word(key)
+        hits += (word & HALF) < threshold
+    return hits, key
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _draw_each(phi, prefix, bounds, values, rows, counts, cumulative, key):
     """Add to ``counts`` (flat, as ``phi``) the hidden values of the combos drawn row by row: combo c
-    draws ``rows[c]`` values among the flat indices ``values[bounds[c]:bounds[c + 1]]`` with
-    probability ∝ phi. Returns the advanced key."""
+    draws ``rows[c]`` values among the flat indices ``values[bounds[c]:bounds[c + 1]]`` (ascending)
+    with probability ∝ phi. A cell of consecutive indices searches the prefix sums of phi, drawn
+    once per sweep; another, the cumulative sums of its own values. Returns the advanced key."""
+    total = 0.0
+    for i in range(phi.shape[0]):
+        prefix[i] = total
+        total += phi[i]
+    prefix[phi.shape[0]] = total
     for c in range(rows.shape[0]):
-        start, size = bounds[c], bounds[c + 1] - bounds[c]
-        total = 0.0
-        for i in range(size):
-            total += phi[values[start + i]]
-            cumulative[i] = total
-        for _ in range(rows[c]):
-            u, key = _uniform(key)
-            u *= total
-            if size <= LINEAR_SCAN:  # counted without branches: a random u mispredicts every bisection step
-                low = 0
-                for i in range(size - 1):
-                    low += cumulative[i] <= u
-            else:
-                low, high = 0, size - 1
-                while low < high:
-                    middle = (low + high) // 2
-                    if cumulative[middle] > u:
-                        high = middle
-                    else:
-                        low = middle + 1
-            counts[values[start + low]] += 1
+        start, size, n = bounds[c], bounds[c + 1] - bounds[c], rows[c]
+        first = values[start]
+        if size == 2:
+            hits, key = _two_values(phi[first], phi[values[start + 1]], n, key)
+            counts[first] += hits
+            counts[values[start + 1]] += n - hits
+        elif values[start + size - 1] - first == size - 1:
+            base = prefix[first]
+            width = prefix[first + size] - base
+            for _ in range(n):
+                u, key = uniform(key)
+                counts[first + _search(prefix[first + 1 :], size, base + u * width)] += 1
+        else:
+            total = 0.0
+            for i in range(size):
+                total += phi[values[start + i]]
+                cumulative[i] = total
+            for _ in range(n):
+                u, key = uniform(key)
+                counts[values[start + _search(cumulative, size, u * total)]] += 1
     return key
 
 
@@ -196,8 +234,7 @@ def generalized_chain(
     fixed cells', then the combos drawn row by row, then those drawn as multinomials: the row-by-row
     loop calls nothing that uses NumPy's generator, which alone made it five times slower), then π.
     """
-    np.random.seed(seed)
-    words, doubles = state_words(), np.zeros(DOUBLES)
+    np.random.seed(seed)  # the multinomials' binomials
     n_sensitive, n_values = sensitive_counts.shape[0], offsets[-1]
     kept = max(0, (iterations - burn_in) // thin)
     thetas = np.empty((kept, n_sensitive))
@@ -210,20 +247,20 @@ def generalized_chain(
     phi = np.empty((n_sensitive, n_values))
     flat_phi, flat_counts, flat_fixed = phi.reshape(n_sensitive * n_values), counts.reshape(n_sensitive * n_values), fixed.reshape(n_sensitive * n_values)
     theta = np.empty(n_sensitive)
-    cumulative = np.empty(n_values)
+    cumulative, prefix = np.empty(n_values), np.empty(n_sensitive * n_values + 1)
     key = np.uint64(seed)
     stored = 0
     for iteration in range(-1, iterations):  # -1: a first π from the prior (counts of zero), by the same inlined draw
         if iteration >= 0:
             for i in range(flat_counts.shape[0]):
                 flat_counts[i] = flat_fixed[i]
-            key = _draw_each(flat_phi, each_bounds, each_values, each_rows, flat_counts, cumulative, key)
+            key = _draw_each(flat_phi, prefix, each_bounds, each_values, each_rows, flat_counts, cumulative, key)
             for c in many:
                 _draw_multinomial(phi, combo_s[c], cell_values, combo_values_start[c], combo_values_end[c], combo_count[c], counts)
-        refill(words, doubles)  # the multinomials drew from Numba's generator
-        _draw_phi(counts, count_shapes, offsets, phi, words, doubles)
+        key = _draw_phi(counts, count_shapes, phi, key)
         if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:
-            _draw_theta(sensitive_shapes, theta, words, doubles)
+            key = _draw_theta(sensitive_shapes, theta, key)
+            _normalise(phi, offsets)
             _keep(thetas, phis, stored, theta, phi)
             stored += 1
     return thetas, phis
@@ -239,9 +276,9 @@ def _swap_sweep(phi, tuples, group_starts, group_sizes, sensitive, assign, count
     for g in range(group_starts.shape[0]):
         start, size = group_starts[g], group_sizes[g]
         for _ in range(swaps):
-            u, key = _uniform(key)
+            u, key = uniform(key)
             p = start + int(u * size)
-            u, key = _uniform(key)
+            u, key = uniform(key)
             q = start + int(u * (size - 1))
             if q >= p:
                 q += 1
@@ -254,13 +291,16 @@ def _swap_sweep(phi, tuples, group_starts, group_sizes, sensitive, assign, count
                 assign[p], assign[q] = assign[q], assign[p]
                 continue
             x, y = assign[p], assign[q]
-            ratio = 1.0
+            after = before = 1.0  # the likelihood ratio after / before, as two products: no division
             for a in range(n_attributes):
                 vx, vy = tuples[x, a], tuples[y, a]
-                ratio *= (phi[sp, vy] * phi[sq, vx]) / (phi[sp, vx] * phi[sq, vy])
-            if not ratio >= 1.0:  # not "ratio < 1": a NaN ratio draws a uniform and is refused, as before
-                u, key = _uniform(key)
-                if not u < ratio:
+                after *= phi[sp, vy] * phi[sq, vx]
+                before *= phi[sp, vx] * phi[sq, vy]
+            if before < TINY or after < TINY:  # a product near underflow: the ratio attribute by attribute
+                after, before = _ratio(phi, tuples, x, y, sp, sq), 1.0
+            if not after >= before:  # not "after < before": a NaN draws a uniform and is refused
+                u, key = uniform(key)
+                if not u * before < after:
                     continue
             accepted += 1
             _close_span(held, p, start, assign, now)
@@ -273,6 +313,20 @@ def _swap_sweep(phi, tuples, group_starts, group_sizes, sensitive, assign, count
                 counts[sq, vy] -= 1
                 counts[sq, vx] += 1
     return key, proposed, accepted
+
+
+TINY = 1e-250
+"""Below this, a product of the swap's likelihoods may have lost its digits to underflow."""
+
+
+@numba.njit(nogil=True, cache=True)
+def _ratio(phi, tuples, x, y, sp, sq):
+    """The swap's likelihood ratio as a product of per-attribute ratios: safe from underflow."""
+    ratio = 1.0
+    for a in range(tuples.shape[1]):
+        vx, vy = tuples[x, a], tuples[y, a]
+        ratio *= (phi[sp, vy] * phi[sq, vx]) / (phi[sp, vx] * phi[sq, vy])
+    return ratio
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -307,8 +361,6 @@ def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensiti
     """A chain on an Anatomy table; returns kept theta (m, S), phi (m, S, V), the acceptance rate, and
     per row j and slot q of its group how many sweeps after burn-in gave row j the group's q-th tuple
     (flat, row j's slots at ``slot_offsets[j]``)."""
-    np.random.seed(seed)
-    words, doubles = state_words(), np.zeros(DOUBLES)
     n_sensitive, n_values = sensitive_counts.shape[0], offsets[-1]
     n_rows, n_attributes = qi.shape
     kept = max(0, (iterations - burn_in) // thin)
@@ -331,12 +383,13 @@ def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensiti
     stored = 0
     key = np.uint64(seed)
     for iteration in range(iterations):
-        _draw_phi(counts, count_shapes, offsets, phi, words, doubles)
+        key = _draw_phi(counts, count_shapes, phi, key)
         key, proposed, accepted = _swap_sweep(
             phi, tuples, group_starts, group_sizes, row_sensitive, assign, counts, swaps, key, proposed, accepted, held, iteration
         )
         if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:
-            _draw_theta(sensitive_shapes, theta, words, doubles)
+            key = _draw_theta(sensitive_shapes, theta, key)
+            _normalise(phi, offsets)
             _keep(thetas, phis, stored, theta, phi)
             stored += 1
     for g in range(group_offsets.shape[0] - 1):

@@ -6,8 +6,8 @@ and 6, 5 692 rows of adult; needs ../shared/data) is evaluated in this process w
 defaults (two chains of 100 000 sweeps, 50 000 burn-in) once per seed.
 
     # the version on PYTHONPATH: e.g. `git archive <commit> alc_dask | tar -x -C /tmp/old`, then this checkout
-    PYTHONPATH=/tmp/old .venv/bin/python benchmarks/chain_equivalence.py save bench-data/chains-before --seeds 1 2 3 4 5 6
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/chain_equivalence.py save bench-data/chains-after --seeds 1 2 3 4 5 6
+    PYTHONPATH=/tmp/old .venv/bin/python benchmarks/chain_equivalence.py save bench-data/chains-before --seeds 1 2 3 4 5 6 7 8
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/chain_equivalence.py save bench-data/chains-after --seeds 1 2 3 4 5 6 7 8
     .venv/bin/python benchmarks/chain_equivalence.py compare bench-data/chains-before bench-data/chains-after
 
 ``compare`` prints, per release and measure, the old and new mean ± standard deviation over seeds,
@@ -40,7 +40,7 @@ MEASURES = [
 ]
 
 
-def save(directory: Path, seeds: list[int]) -> None:
+def save(directory: Path, seeds: list[int], releases: list[str] | None) -> None:
     from bench_relative_threat import DATA, adult_sample, write_releases
 
     from alc_dask.data import Release
@@ -52,6 +52,8 @@ def save(directory: Path, seeds: list[int]) -> None:
     print(f"chains of {gibbs_kernels.__file__}")
     family = RelativeThreat()
     for (scheme, level), entry in write_releases(adult_sample()).items():
+        if releases and f"{scheme}{level}" not in releases:
+            continue
         release = Release.load(DATA / "original.csv", [], grouped=GroupedSpec(**entry))
         for seed in seeds:
             path = directory / f"{scheme}{level}-seed{seed}.json"
@@ -111,14 +113,15 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     saving = commands.add_parser("save")
     saving.add_argument("directory", type=Path)
-    saving.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5, 6])
+    saving.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5, 6, 7, 8])
+    saving.add_argument("--releases", nargs="+", help="e.g. mondrian4 anatomy6 (default: all four)")
     comparing = commands.add_parser("compare")
     comparing.add_argument("before", type=Path)
     comparing.add_argument("after", type=Path)
     args = parser.parse_args()
     if args.command == "save":
         os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-        save(args.directory, args.seeds)
+        save(args.directory, args.seeds, args.releases)
     elif not compare(args.before, args.after):
         raise SystemExit(1)
 

@@ -136,8 +136,9 @@ def _two_values(first, second, rows, key):
 def _draw_each(phi, prefix, bounds, values, rows, counts, cumulative, key):
     """Add to ``counts`` (flat, as ``phi``) the hidden values of the combos drawn row by row: combo c
     draws ``rows[c]`` values among the flat indices ``values[bounds[c]:bounds[c + 1]]`` (ascending)
-    with probability ∝ phi. A cell of consecutive indices searches the prefix sums of phi, drawn
-    once per sweep; another, the cumulative sums of its own values. Returns the advanced key."""
+    with probability ∝ phi. Two values compare 32-bit uniforms with a threshold; a cell of
+    consecutive indices searches the prefix sums of phi (summed once per sweep, not per cell);
+    another, the cumulative sums of its own values. Returns the advanced key."""
     total = 0.0
     for i in range(phi.shape[0]):
         prefix[i] = total

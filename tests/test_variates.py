@@ -60,7 +60,9 @@ def test_the_same_key_gives_the_same_draws():
 @numba.njit
 def _hidden_counts(phi, bounds, values, rows, sweeps):
     counts = np.zeros(phi.shape[0], dtype=np.int64)
-    prefix, cumulative, key = np.empty(phi.shape[0] + 1), np.empty(phi.shape[0]), np.uint64(3)
+    prefix, cumulative, key = np.zeros(phi.shape[0] + 1), np.empty(phi.shape[0]), np.uint64(3)
+    for i in range(phi.shape[0]):  # as _draw_phi sums them
+        prefix[i + 1] = prefix[i] + phi[i]
     for _ in range(sweeps):
         key = _draw_each(phi, prefix, bounds, values, rows, counts, cumulative, key)
     return counts
@@ -68,10 +70,10 @@ def _hidden_counts(phi, bounds, values, rows, sweeps):
 
 def test_each_path_of_the_hidden_draws_picks_values_in_proportion_to_phi():
     """Four cells of one flat axis: two values (32-bit thresholds), consecutive values (the prefix
-    sums), scattered values (their own cumulative sums) and 40 consecutive values (bisection)."""
+    sums), scattered values (their own cumulative sums) and 90 consecutive values (bisection)."""
     rng = np.random.default_rng(0)
-    phi = rng.gamma(1.0, size=60) * 3.0  # unnormalised, as the chains hand it over
-    cells = [np.array([3, 4]), np.arange(5, 11), np.array([0, 2, 11, 15, 19]), np.arange(20, 60)]
+    phi = rng.gamma(1.0, size=110) * 3.0  # unnormalised, as the chains hand it over
+    cells = [np.array([3, 4]), np.arange(5, 11), np.array([0, 2, 11, 15, 19]), np.arange(20, 110)]
     bounds = np.concatenate([[0], np.cumsum([len(c) for c in cells])]).astype(np.int64)
     rows = np.array([7, 5, 3, 9], dtype=np.int64)
     sweeps = 40_000
@@ -80,7 +82,7 @@ def test_each_path_of_the_hidden_draws_picks_values_in_proportion_to_phi():
         expected = phi[cell] / phi[cell].sum() * n * sweeps
         assert counts[cell].sum() == n * sweeps
         assert stats.chisquare(counts[cell], expected).pvalue > 1e-4, cell
-    outside = np.setdiff1d(np.arange(60), np.concatenate(cells))
+    outside = np.setdiff1d(np.arange(110), np.concatenate(cells))
     assert counts[outside].sum() == 0
 
 

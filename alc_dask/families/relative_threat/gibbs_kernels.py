@@ -25,18 +25,23 @@ from alc_dask.families.relative_threat.variates import gamma, gamma_table, next_
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _draw_phi(counts, shapes, phi, key):
-    """phi[s, v] ~ Gamma(beta + counts[s, v]) for every s and v: each attribute's block of phi[s] is
-    a Dirichlet draw (eq. 32) once divided by its sum (``_normalise``). Unnormalised, it serves the
-    hidden draws and the swaps as it is: both read phi within one s and attribute only as ratios.
-    ``shapes`` row n: the gamma constants of beta + n. Returns the advanced key."""
-    for s in range(counts.shape[0]):
-        for v in range(counts.shape[1]):
-            phi[s, v], key = gamma(shapes, counts[s, v], key)
+def _draw_phi(counts, shapes, phi, prefix, key):
+    """phi[i] ~ Gamma(beta + counts[i]) for every flat index i = s * V + v: each attribute's block of
+    phi[s] is a Dirichlet draw (eq. 32) once divided by its sum (``_normalise``). Unnormalised, it
+    serves the hidden draws and the swaps as it is: both read phi within one s and attribute only as
+    ratios. ``prefix[i]``: the sum of phi before i (``prefix[-1]`` all of it), summed as phi is drawn
+    for the generalized chain's cells of consecutive values. ``shapes`` row n: the gamma constants
+    of beta + n. Returns the advanced key."""
+    total = 0.0
+    for i in range(counts.shape[0]):
+        prefix[i] = total
+        phi[i], key = gamma(shapes, counts[i], key)
+        total += phi[i]
+    prefix[counts.shape[0]] = total
     return key
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
+@numba.njit(nogil=True, cache=True)
 def _normalise(phi, offsets):
     """Each attribute's block of each phi[s] divided by its sum: the Dirichlet draw, for keeping."""
     for s in range(phi.shape[0]):
@@ -48,7 +53,7 @@ def _normalise(phi, offsets):
                 phi[s, v] /= total
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
+@numba.njit(nogil=True, cache=True)
 def _draw_theta(shapes, theta, key):
     """theta ~ Dirichlet(alpha + the sensitive counts); ``shapes`` row s: the gamma constants of s's."""
     total = 0.0
@@ -78,7 +83,7 @@ def _shape_tables(alpha, beta, sensitive_counts):
     return gamma_table(cell), gamma_table(sensitive)
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
+@numba.njit(nogil=True, cache=True)
 def _keep(thetas, phis, stored, theta, phi):
     """Draw ``stored`` of the chain: theta and phi."""
     for s in range(phi.shape[0]):
@@ -88,7 +93,7 @@ def _keep(thetas, phis, stored, theta, phi):
 
 
 FEW_ROWS = 32
-LINEAR_SCAN = 32
+LINEAR_SCAN = 64
 """Up to this many rows, drawing each row (a uniform and a search) beats a run of binomials; up to
 this many values, the search counts without branches (a random uniform mispredicts every
 bisection step)."""
@@ -137,13 +142,8 @@ def _draw_each(phi, prefix, bounds, values, rows, counts, cumulative, key):
     """Add to ``counts`` (flat, as ``phi``) the hidden values of the combos drawn row by row: combo c
     draws ``rows[c]`` values among the flat indices ``values[bounds[c]:bounds[c + 1]]`` (ascending)
     with probability ∝ phi. Two values compare 32-bit uniforms with a threshold; a cell of
-    consecutive indices searches the prefix sums of phi (summed once per sweep, not per cell);
+    consecutive indices searches the prefix sums of phi (``_draw_phi``'s, not summed per cell);
     another, the cumulative sums of its own values. Returns the advanced key."""
-    total = 0.0
-    for i in range(phi.shape[0]):
-        prefix[i] = total
-        total += phi[i]
-    prefix[phi.shape[0]] = total
     for c in range(rows.shape[0]):
         start, size, n = bounds[c], bounds[c + 1] - bounds[c], rows[c]
         first = values[start]
@@ -258,7 +258,7 @@ def generalized_chain(
             key = _draw_each(flat_phi, prefix, each_bounds, each_values, each_rows, flat_counts, cumulative, key)
             for c in many:
                 _draw_multinomial(phi, combo_s[c], cell_values, combo_values_start[c], combo_values_end[c], combo_count[c], counts)
-        key = _draw_phi(counts, count_shapes, phi, key)
+        key = _draw_phi(flat_counts, count_shapes, flat_phi, prefix, key)
         if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:
             key = _draw_theta(sensitive_shapes, theta, key)
             _normalise(phi, offsets)
@@ -277,10 +277,9 @@ def _swap_sweep(phi, tuples, group_starts, group_sizes, sensitive, assign, count
     for g in range(group_starts.shape[0]):
         start, size = group_starts[g], group_sizes[g]
         for _ in range(swaps):
-            u, key = uniform(key)
-            p = start + int(u * size)
-            u, key = uniform(key)
-            q = start + int(u * (size - 1))
+            word, key = next_word(key)  # two 32-bit halves: the two rows, each within 2**-32 of uniform
+            p = start + np.int64(((word & HALF) * np.uint64(size)) >> np.uint64(32))
+            q = start + np.int64(((word >> np.uint64(32)) * np.uint64(size - 1)) >> np.uint64(32))
             if q >= p:
                 q += 1
             sp, sq = sensitive[p], sensitive[q]
@@ -299,10 +298,9 @@ def _swap_sweep(phi, tuples, group_starts, group_sizes, sensitive, assign, count
                 before *= phi[sp, vx] * phi[sq, vy]
             if before < TINY or after < TINY:  # a product near underflow: the ratio attribute by attribute
                 after, before = _ratio(phi, tuples, x, y, sp, sq), 1.0
-            if not after >= before:  # not "after < before": a NaN draws a uniform and is refused
-                u, key = uniform(key)
-                if not u * before < after:
-                    continue
+            u, key = uniform(key)  # drawn whatever the ratio: a branch fewer to mispredict
+            if not u * before < after:  # accepted with probability min(1, after / before); a NaN is refused
+                continue
             accepted += 1
             _close_span(held, p, start, assign, now)
             _close_span(held, q, start, assign, now)
@@ -369,7 +367,7 @@ def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensiti
     phis = np.empty((kept, n_sensitive, n_values))
     assign = np.arange(n_rows)  # row j holds tuple qi[assign[j]], always of its own group
     held = (np.zeros(slot_offsets[-1], dtype=np.int64), slot_offsets, np.full(n_rows, burn_in, dtype=np.int64))
-    tuples = np.empty((n_rows, n_attributes), dtype=np.int64)
+    tuples = np.empty((n_rows, n_attributes), dtype=np.int32)
     counts = np.zeros((n_sensitive, n_values), dtype=np.int64)
     for j in range(n_rows):
         for a in range(n_attributes):
@@ -383,8 +381,9 @@ def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensiti
     proposed = accepted = 0
     stored = 0
     key = np.uint64(seed)
+    flat_phi, flat_counts, prefix = phi.reshape(n_sensitive * n_values), counts.reshape(n_sensitive * n_values), np.empty(n_sensitive * n_values + 1)
     for iteration in range(iterations):
-        key = _draw_phi(counts, count_shapes, phi, key)
+        key = _draw_phi(flat_counts, count_shapes, flat_phi, prefix, key)
         key, proposed, accepted = _swap_sweep(
             phi, tuples, group_starts, group_sizes, row_sensitive, assign, counts, swaps, key, proposed, accepted, held, iteration
         )

@@ -12,6 +12,8 @@ value), so each costs nanoseconds here:
   Shape 1 is an exponential; a shape a < 1 is a draw of shape a + 1 times ``u^(1/a)``.
 
 Each kernel passes the key in and gets the advanced key back: ``value, key = gamma(table, i, key)``.
+The chains inline these functions, and Numba's cache of a chain does not notice a change made here:
+touch ``gibbs_kernels.py`` after editing this module (a stale cache kept timing the old gamma).
 """
 
 from __future__ import annotations

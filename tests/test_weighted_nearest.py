@@ -5,6 +5,7 @@ flagged while a release of other people is not."""
 
 import json
 
+import numba
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from alc_dask.data import EncodedTable, Release
 from alc_dask.families.wp29.inference import Inference
 from alc_dask.measure.verdict import REIDENTIFICATION
-from alc_dask.neighbors.weighted import RarityWeights, weighted_nearest
+from alc_dask.neighbors.weighted import BLOCK, RarityWeights, _nearest, weighted_nearest
 from alc_dask.testing.truth import noisy_copy
 
 THRESHOLD = REIDENTIFICATION.value
@@ -60,6 +61,56 @@ def test_the_kernel_finds_a_row_its_definition_names(seed):
     nearest = _nearest_sets(queries, table, columns, weights, exclude)
     assert all(row in rows for row, rows in zip(found, nearest))
     assert not np.any(found == exclude)
+
+
+@numba.njit
+def _row_by_row(query_codes, costs, query_places, codes, places, exclude, seed, found):
+    """The scan the kernel replaces: row after row, each left once its partial distance passes the
+    least, ties drawn by reservoir sampling from Numba's generator."""
+    np.random.seed(seed)
+    for q in range(query_codes.shape[0]):
+        best, best_row, tied = np.inf, -1, 0
+        for row in range(codes.shape[1]):
+            if row == exclude[q]:
+                continue
+            distance = 0.0
+            for j in range(codes.shape[0]):
+                if codes[j, row] != query_codes[q, j]:
+                    distance += costs[q, j]
+                    if distance > best:
+                        break
+            for j in range(places.shape[0]):
+                if distance > best:
+                    break
+                x, y = query_places[q, j], places[j, row]
+                distance += (0.0 if np.isnan(x) and np.isnan(y) else 1.0) if np.isnan(x) or np.isnan(y) else min(abs(x - y), 1.0)
+            if distance < best:
+                best, best_row, tied = distance, row, 1
+            elif distance == best:
+                tied += 1
+                if np.random.random() * tied < 1.0:
+                    best_row = row
+        found[q] = best_row
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_blocked_kernel_draws_the_rows_a_row_by_row_scan_draws(seed):
+    """Sums over blocks of rows, column by column, then the rows in order: the same rows, ties and
+    draws as a scan that leaves each row early, across blocks, missing values and left-out rows."""
+    rng = np.random.default_rng(seed)
+    rows, queries = 3 * BLOCK + 77, 300
+    codes = rng.integers(0, 3, (4, rows))
+    query_codes = rng.integers(0, 4, (queries, 4))
+    costs = rng.choice([0.5, 1.0, 1.5], (queries, 4))
+    places = np.round(rng.random((2, rows)), 1)
+    query_places = np.round(rng.random((queries, 2)), 1)
+    places[places < 0.1], query_places[query_places < 0.1] = np.nan, np.nan
+    exclude = rng.integers(-1, rows, queries)
+    blocked, scanned = np.empty(queries, dtype=np.int64), np.empty(queries, dtype=np.int64)
+    _nearest(query_codes, costs, query_places, codes, places, exclude, seed, blocked)
+    _row_by_row(query_codes, costs, query_places, codes, places, exclude, seed, scanned)
+    np.testing.assert_array_equal(blocked, scanned)
+    assert len(np.unique(blocked)) > 50  # ties among many rows, drawn across the blocks
 
 
 def test_each_query_draws_its_own_row_among_equal_ones():

@@ -61,6 +61,7 @@ def side_by_side(paths: dict[str, Path], folder: Path, before: Path, runs: int, 
             environment = {**os.environ, "PYTHONPATH": str(checkout), **extra}
             command = [
                 sys.executable,
+                "-P",  # no working directory on sys.path: run from a checkout, it would shadow PYTHONPATH's (both sides ran this checkout before)
                 "-c",
                 COMMAND,
                 "check",

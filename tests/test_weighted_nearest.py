@@ -93,13 +93,14 @@ def _row_by_row(query_codes, costs, query_places, codes, places, exclude, seed, 
         found[q] = best_row
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_the_blocked_kernel_draws_the_rows_a_row_by_row_scan_draws(seed):
+@pytest.mark.parametrize("seed, dtype", [(0, np.int64), (1, np.int16)])
+def test_the_blocked_kernel_draws_the_rows_a_row_by_row_scan_draws(seed, dtype):
     """Sums over blocks of rows, column by column, then the rows in order: the same rows, ties and
-    draws as a scan that leaves each row early, across blocks, missing values and left-out rows."""
+    draws as a scan that leaves each row early, across blocks, missing values and left-out rows,
+    with the table's codes as read or narrowed to int16 (``weighted_nearest`` narrows them)."""
     rng = np.random.default_rng(seed)
     rows, queries = 3 * BLOCK + 77, 300
-    codes = rng.integers(0, 3, (4, rows))
+    codes = rng.integers(0, 3, (4, rows)).astype(dtype)
     query_codes = rng.integers(0, 4, (queries, 4))
     costs = rng.choice([0.5, 1.0, 1.5], (queries, 4))
     places = np.round(rng.random((2, rows)), 1)

@@ -25,20 +25,25 @@ from alc_dask.families.relative_threat.variates import gamma, gamma_table, next_
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _draw_phi(counts, shapes, phi, prefix, key):
+def _draw_phi(counts, shapes, phi, key):
     """phi[i] ~ Gamma(beta + counts[i]) for every flat index i = s * V + v: each attribute's block of
     phi[s] is a Dirichlet draw (eq. 32) once divided by its sum (``_normalise``). Unnormalised, it
     serves the hidden draws and the swaps as it is: both read phi within one s and attribute only as
-    ratios. ``prefix[i]``: the sum of phi before i (``prefix[-1]`` all of it), summed as phi is drawn
-    for the generalized chain's cells of consecutive values. ``shapes`` row n: the gamma constants
-    of beta + n. Returns the advanced key."""
-    total = 0.0
+    ratios. ``shapes`` row n: the gamma constants of beta + n. Returns the advanced key."""
     for i in range(counts.shape[0]):
-        prefix[i] = total
         phi[i], key = gamma(shapes, counts[i], key)
-        total += phi[i]
-    prefix[counts.shape[0]] = total
     return key
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _prefix_sums(phi, prefix):
+    """``prefix[i]``: the sum of phi before flat index i (``prefix[-1]`` all of it), once per sweep,
+    for the generalized chain's cells of consecutive values."""
+    total = 0.0
+    for i in range(phi.shape[0]):
+        prefix[i] = total
+        total += phi[i]
+    prefix[phi.shape[0]] = total
 
 
 @numba.njit(nogil=True, cache=True)
@@ -142,7 +147,7 @@ def _draw_each(phi, prefix, bounds, values, rows, counts, cumulative, key):
     """Add to ``counts`` (flat, as ``phi``) the hidden values of the combos drawn row by row: combo c
     draws ``rows[c]`` values among the flat indices ``values[bounds[c]:bounds[c + 1]]`` (ascending)
     with probability ∝ phi. Two values compare 32-bit uniforms with a threshold; a cell of
-    consecutive indices searches the prefix sums of phi (``_draw_phi``'s, not summed per cell);
+    consecutive indices searches the prefix sums of phi (``_prefix_sums``, not summed per cell);
     another, the cumulative sums of its own values. Returns the advanced key."""
     for c in range(rows.shape[0]):
         start, size, n = bounds[c], bounds[c + 1] - bounds[c], rows[c]
@@ -258,7 +263,8 @@ def generalized_chain(
             key = _draw_each(flat_phi, prefix, each_bounds, each_values, each_rows, flat_counts, cumulative, key)
             for c in many:
                 _draw_multinomial(phi, combo_s[c], cell_values, combo_values_start[c], combo_values_end[c], combo_count[c], counts)
-        key = _draw_phi(flat_counts, count_shapes, flat_phi, prefix, key)
+        key = _draw_phi(flat_counts, count_shapes, flat_phi, key)
+        _prefix_sums(flat_phi, prefix)
         if iteration >= burn_in and (iteration - burn_in) % thin == thin - 1 and stored < kept:
             key = _draw_theta(sensitive_shapes, theta, key)
             _normalise(phi, offsets)
@@ -381,9 +387,9 @@ def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensiti
     proposed = accepted = 0
     stored = 0
     key = np.uint64(seed)
-    flat_phi, flat_counts, prefix = phi.reshape(n_sensitive * n_values), counts.reshape(n_sensitive * n_values), np.empty(n_sensitive * n_values + 1)
+    flat_phi, flat_counts = phi.reshape(n_sensitive * n_values), counts.reshape(n_sensitive * n_values)
     for iteration in range(iterations):
-        key = _draw_phi(flat_counts, count_shapes, flat_phi, prefix, key)
+        key = _draw_phi(flat_counts, count_shapes, flat_phi, key)
         key, proposed, accepted = _swap_sweep(
             phi, tuples, group_starts, group_sizes, row_sensitive, assign, counts, swaps, key, proposed, accepted, held, iteration
         )

@@ -7,7 +7,8 @@ import pytest
 from scipy import stats
 
 from alc_dask.families.relative_threat.gibbs_kernels import _draw_each, _swap_sweep
-from alc_dask.families.relative_threat.variates import EXPONENTIAL_X, NORMAL_X, exponential, gamma, gamma_table, normal, uniform
+from alc_dask.families.relative_threat.variates import EXPONENTIAL_X, NORMAL_X, exponential, gamma, gamma_table, normal
+from alc_dask.splitmix import uniform
 
 
 @numba.njit

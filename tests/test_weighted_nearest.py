@@ -13,7 +13,8 @@ import pytest
 from alc_dask.data import EncodedTable, Release
 from alc_dask.families.wp29.inference import Inference
 from alc_dask.measure.verdict import REIDENTIFICATION
-from alc_dask.neighbors.weighted import BLOCK, RarityWeights, _nearest, weighted_nearest
+from alc_dask.neighbors.weighted import BLOCK, QUERIES_PER_PASS, RarityWeights, _nearest, weighted_nearest
+from alc_dask.splitmix import item_key, uniform
 from alc_dask.testing.truth import noisy_copy
 
 THRESHOLD = REIDENTIFICATION.value
@@ -66,10 +67,9 @@ def test_the_kernel_finds_a_row_its_definition_names(seed):
 @numba.njit
 def _row_by_row(query_codes, costs, query_places, codes, places, exclude, seed, found):
     """The scan the kernel replaces: row after row, each left once its partial distance passes the
-    least, ties drawn by reservoir sampling from Numba's generator."""
-    np.random.seed(seed)
+    least, ties drawn by reservoir sampling from each query's own stream."""
     for q in range(query_codes.shape[0]):
-        best, best_row, tied = np.inf, -1, 0
+        best, best_row, tied, key = np.inf, -1, 0, item_key(seed, q)
         for row in range(codes.shape[1]):
             if row == exclude[q]:
                 continue
@@ -88,18 +88,20 @@ def _row_by_row(query_codes, costs, query_places, codes, places, exclude, seed, 
                 best, best_row, tied = distance, row, 1
             elif distance == best:
                 tied += 1
-                if np.random.random() * tied < 1.0:
+                u, key = uniform(key)
+                if u * tied < 1.0:
                     best_row = row
         found[q] = best_row
 
 
 @pytest.mark.parametrize("seed, dtype", [(0, np.int64), (1, np.int16)])
 def test_the_blocked_kernel_draws_the_rows_a_row_by_row_scan_draws(seed, dtype):
-    """Sums over blocks of rows, column by column, then the rows in order: the same rows, ties and
-    draws as a scan that leaves each row early, across blocks, missing values and left-out rows,
-    with the table's codes as read or narrowed to int16 (``weighted_nearest`` narrows them)."""
+    """Sums over blocks of rows, column by column, then the rows in order, queries in passes: the
+    same rows, ties and draws as a scan of one query at a time that leaves each row early, across
+    blocks, passes, missing values and left-out rows, with the table's codes as read or narrowed to
+    int16 (``weighted_nearest`` narrows them)."""
     rng = np.random.default_rng(seed)
-    rows, queries = 3 * BLOCK + 77, 300
+    rows, queries = 3 * BLOCK + 77, 4 * QUERIES_PER_PASS + 44
     codes = rng.integers(0, 3, (4, rows)).astype(dtype)
     query_codes = rng.integers(0, 4, (queries, 4))
     costs = rng.choice([0.5, 1.0, 1.5], (queries, 4))
@@ -173,12 +175,12 @@ def categories():
     return members, control, releases | {"bootstrap": others.sample(3000, replace=True, random_state=0)}
 
 
-def _risk(categories, release: str, attack: str, reference: str = "control") -> dict:
+def _risk(categories, release: str, attack: str, reference: str = "control", seed: int = 0) -> dict:
     members, control, releases = categories
     known = [f"c{j}" for j in range(1, 14)]
     inference = Inference(aux_cols=known, secret="c0", attack=attack, n_attacks=3000, reference=reference)
     loaded = Release.load(members, [releases[release]], control=None if reference == "original" else control)
-    return inference.evaluate(loaded, seed=0).measures
+    return inference.evaluate(loaded, seed=seed).measures
 
 
 def test_the_weighted_nearest_row_shows_more_of_a_noisy_copy_than_the_plain_one(categories):
@@ -192,8 +194,11 @@ def test_the_weighted_nearest_row_flags_a_noisy_copy(categories):
 
 
 def test_the_weighted_nearest_row_passes_a_release_of_other_people(categories):
-    row = _risk(categories, "bootstrap", "weighted_nearest")
-    assert row["privacy_risk_high"] < THRESHOLD, row
+    """Passes over seeds, never flagged: with 3 000 people a side the interval's upper end sits about
+    0.05 above the risk, so a pass is expected about 93 times in 100 (a single seed is a draw of it)."""
+    rows = [_risk(categories, "bootstrap", "weighted_nearest", seed=seed) for seed in range(8)]
+    assert sum(row["privacy_risk_high"] < THRESHOLD for row in rows) >= 6, rows
+    assert all(row["privacy_risk_low"] < THRESHOLD for row in rows), rows
 
 
 def test_without_a_control_table_a_release_of_other_people_is_not_flagged(categories):
@@ -225,3 +230,17 @@ def test_without_a_control_table_a_release_worse_than_the_people_says_a_leak_may
     }
     assert "give a control table to tell" in evidence["noisy_10"], evidence
     assert "give a control table" not in evidence["bootstrap"], evidence
+
+
+def test_the_members_and_the_control_draw_their_ties_apart():
+    """Each query draws from a stream of its own, numbered by its place among the queries: with one
+    seed for both searches, the members' i-th target and the control's i-th drew alike, so equal
+    people tied among equal rows were both right or both wrong. Here members and control are the
+    same 2 000 people and every row of the release ties: one seed gave both sides the same count."""
+    rng = np.random.default_rng(0)
+    people = pd.DataFrame({"known": np.zeros(2000, dtype=int).astype(str), "secret": rng.integers(0, 2, 2000).astype(str)})
+    release = pd.DataFrame({"known": np.zeros(200, dtype=int).astype(str), "secret": rng.integers(0, 2, 200).astype(str)})
+    inference = Inference(aux_cols=["known"], secret="secret", attack="weighted_nearest", n_attacks=2000)
+    measures = inference.evaluate(Release.load(people, [release], control=people.copy()), seed=0).measures
+    assert measures["n_success"] != measures["n_control_success"], measures
+    assert abs(measures["n_success"] - measures["n_control_success"]) < 150, measures  # both near 1 000

@@ -21,7 +21,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from alc_dask.families.relative_threat.variates import gamma, gamma_table, next_word, uniform
+from alc_dask.families.relative_threat.variates import gamma, gamma_table
+from alc_dask.splitmix import next_word, uniform
 
 
 @numba.njit(nogil=True, cache=True, inline="always")

@@ -3,7 +3,7 @@
 A chain draws a few hundred million variates (a gamma per parameter and sweep, a uniform per hidden
 value), so each costs nanoseconds here:
 
-- uniforms: SplitMix64 (Steele, Lea and Flood 2014), 53 bits per double;
+- uniforms: SplitMix64 (``alc_dask.splitmix``), 53 bits per double;
 - normal and exponential variates: the ziggurat (Marsaglia and Tsang 2000, J. Stat. Softw. 5(8)),
   one 64-bit word per draw in all but about 1% of draws (the low bits pick the layer, the high 53
   the abscissa), without a logarithm or an exponential;
@@ -22,6 +22,8 @@ import math
 
 import numba
 import numpy as np
+
+from alc_dask.splitmix import TO_UNIT, next_word, uniform
 
 
 def _ziggurat(density, inverse, layers: int, edge: float, area: float) -> tuple[np.ndarray, np.ndarray]:
@@ -42,26 +44,6 @@ NORMAL_EDGE = NORMAL_X[1]
 EXPONENTIAL_X, EXPONENTIAL_F = _ziggurat(lambda x: np.exp(-np.asarray(x)), lambda y: -math.log(y), 256, 7.697117470131487, 3.949659822581572e-3)
 """The exponential's 256 layers (r = 7.697117470131487, v = 3.949659822581572e-3)."""
 EXPONENTIAL_EDGE = EXPONENTIAL_X[1]
-
-TO_UNIT = 1.0 / 9007199254740992.0
-"""2**-53: a 53-bit integer to [0, 1)."""
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def next_word(key):
-    """SplitMix64: the next 64-bit word, and the advanced key."""
-    key += np.uint64(0x9E3779B97F4A7C15)
-    z = key
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31)), key
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def uniform(key):
-    """A uniform in [0, 1), and the advanced key."""
-    word, key = next_word(key)
-    return (word >> np.uint64(11)) * TO_UNIT, key
 
 
 @numba.njit(nogil=True, cache=True, inline="always")

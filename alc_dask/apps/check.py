@@ -23,6 +23,7 @@ from alc_dask.apps.battery import battery_entries, battery_job
 from alc_dask.data.errors import ReleaseError
 from alc_dask.data.io import CSV_SEPARATORS, read_table, table_format
 from alc_dask.data.parts import is_dataset, read_dataset
+from alc_dask.data.row_keys import row_keys
 from alc_dask.errors import OptionError
 
 Table = str | os.PathLike | pd.DataFrame
@@ -151,7 +152,7 @@ def _shared_rows(original: pd.DataFrame, control: pd.DataFrame) -> tuple[int, fl
     of one population would share by chance: the original's own share of rows identical to another
     of its rows (the chance that a person's row is someone else's too), at least ``CHANCE_SHARE``,
     times the control's rows, with ``CHANCE_MARGIN`` standard deviations more."""
-    original_rows, control_rows = (pd.util.hash_pandas_object(table.astype("string"), index=False) for table in (original, control))
+    original_rows, control_rows = (pd.Series(keys) for keys in row_keys([original, control], list(original.columns)))
     shared = int(control_rows.isin(original_rows).sum())
     chance = max(float(original_rows.duplicated(keep=False).mean()), CHANCE_SHARE)
     expected = chance * len(control)

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 from pandas.api.types import is_numeric_dtype
 
+from alc_dask.data.row_keys import row_keys
 from alc_dask.data.schema import MAX_CATEGORIES
 
 
@@ -68,9 +69,8 @@ def copied_share(original: pd.DataFrame, release: pd.DataFrame) -> float:
     """The share of the release's rows that are rows of the original, on every column the release has."""
     if release.empty:
         return 0.0
-    columns = list(release.columns)
-    known = pd.MultiIndex.from_frame(original[columns].drop_duplicates().astype("string"))
-    return float(pd.MultiIndex.from_frame(release[columns].astype("string")).isin(known).mean())
+    original_keys, release_keys = row_keys([original, release], list(release.columns))
+    return float(pd.Series(release_keys).isin(original_keys).mean())
 
 
 def is_continuous(column: pd.Series) -> bool:

@@ -21,6 +21,9 @@ from pathlib import Path
 
 import pandas as pd
 
+MAX_PERMUTED = 7
+"""Evaluations paired by trying every order at most (7! = 5 040 orders); more are paired as listed."""
+
 
 def read_rows(path: Path) -> dict[tuple, dict]:
     """The rows of a results file by their key (a row written twice: the last)."""
@@ -52,16 +55,28 @@ def compared(old: dict[tuple, dict], new: dict[tuple, dict]) -> pd.DataFrame:
 def _paired(before: list[dict], after: list[dict]) -> list[tuple[dict, dict]]:
     """A family's evaluations of two runs paired by their subject (the evidence's first words name
     the secret or the attack); several of one subject (a secret inferred from two column sets) by
-    the nearest headlines, since a row lists the evaluations that did not pass apart from the others."""
-    pairs = []
-    for subject in dict.fromkeys(_subject(item) for item in before):
+    the nearest headlines, since a row lists the evaluations that did not pass apart from the
+    others. Those whose subjects do not match (an evidence that names no secret, such as "not
+    informative") are paired among themselves by the nearest headlines."""
+    pairs, left_before, left_after = [], [], []
+    for subject in dict.fromkeys(_subject(item) for item in before + after):
         olds = [item for item in before if _subject(item) == subject]
         news = [item for item in after if _subject(item) == subject]
-        if len(olds) != len(news):
-            continue
-        best = min(permutations(news), key=lambda order: sum(_distance(o, n) for o, n in zip(olds, order, strict=True)))
-        pairs += list(zip(olds, best, strict=True))
+        if len(olds) == len(news):
+            pairs += _nearest_pairs(olds, news)
+        else:
+            left_before, left_after = left_before + olds, left_after + news
+    if len(left_before) == len(left_after):
+        pairs += _nearest_pairs(left_before, left_after)
     return pairs
+
+
+def _nearest_pairs(olds: list[dict], news: list[dict]) -> list[tuple[dict, dict]]:
+    """``olds`` paired with ``news`` (as many) so that the headlines move least in all."""
+    if len(olds) > MAX_PERMUTED:
+        return list(zip(olds, news, strict=True))
+    best = min(permutations(news), key=lambda order: sum(_distance(o, n) for o, n in zip(olds, order, strict=True)))
+    return list(zip(olds, best, strict=True))
 
 
 def _subject(item: dict) -> str:

@@ -98,8 +98,9 @@ def _row_by_row(query_codes, costs, query_places, codes, places, exclude, seed, 
 def test_the_blocked_kernel_draws_the_rows_a_row_by_row_scan_draws(seed, dtype):
     """Sums over blocks of rows, column by column, then the rows in order, queries in passes: the
     same rows, ties and draws as a scan of one query at a time that leaves each row early, across
-    blocks, passes, missing values and left-out rows, with the table's codes as read or narrowed to
-    int16 (``weighted_nearest`` narrows them)."""
+    blocks, passes, missing values (in a column that has some, and for a query in one that has
+    none) and left-out rows, with the table's codes as read or narrowed to int16
+    (``weighted_nearest`` narrows them)."""
     rng = np.random.default_rng(seed)
     rows, queries = 3 * BLOCK + 77, 4 * QUERIES_PER_PASS + 44
     codes = rng.integers(0, 3, (4, rows)).astype(dtype)
@@ -107,7 +108,8 @@ def test_the_blocked_kernel_draws_the_rows_a_row_by_row_scan_draws(seed, dtype):
     costs = rng.choice([0.5, 1.0, 1.5], (queries, 4))
     places = np.round(rng.random((2, rows)), 1)
     query_places = np.round(rng.random((queries, 2)), 1)
-    places[places < 0.1], query_places[query_places < 0.1] = np.nan, np.nan
+    places[0, places[0] < 0.1] = np.nan  # the second column has no missing value: the kernel's other loop
+    query_places[query_places < 0.1] = np.nan
     exclude = rng.integers(-1, rows, queries)
     blocked, scanned = np.empty(queries, dtype=np.int64), np.empty(queries, dtype=np.int64)
     _nearest(query_codes, costs, query_places, codes, places, exclude, seed, blocked)

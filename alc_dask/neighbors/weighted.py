@@ -124,6 +124,7 @@ def _nearest(query_codes, costs, query_places, codes, places, exclude, seed, fou
     best_row = np.empty(QUERIES_PER_PASS, dtype=np.int64)
     tied = np.empty(QUERIES_PER_PASS, dtype=np.int64)
     keys = np.empty(QUERIES_PER_PASS, dtype=np.uint64)
+    complete = np.array([not np.isnan(places[j]).any() for j in range(n_cont)], dtype=np.bool_)
     for first in range(0, n_queries, QUERIES_PER_PASS):
         passed = min(QUERIES_PER_PASS, n_queries - first)
         for k in range(passed):
@@ -140,12 +141,16 @@ def _nearest(query_codes, costs, query_places, codes, places, exclude, seed, fou
                         block[i] += cost if column[i] != code else 0.0
                 for j in range(n_cont):
                     x, column = query_places[q, j], places[j, start : start + size]
-                    for i in range(size):
-                        y = column[i]
-                        if np.isnan(x) or np.isnan(y):
-                            block[i] += 0.0 if np.isnan(x) and np.isnan(y) else 1.0
-                        else:
-                            block[i] += min(abs(x - y), 1.0)
+                    if np.isnan(x):
+                        for i in range(size):
+                            block[i] += 0.0 if np.isnan(column[i]) else 1.0
+                    elif complete[j]:
+                        for i in range(size):
+                            block[i] += min(abs(x - column[i]), 1.0)
+                    else:
+                        for i in range(size):
+                            y = column[i]
+                            block[i] += 1.0 if np.isnan(y) else min(abs(x - y), 1.0)
                 least, kept, ties, key = best[k], best_row[k], tied[k], keys[k]
                 for i in range(size):
                     if start + i == exclude[q]:

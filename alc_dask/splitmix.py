@@ -3,6 +3,10 @@ key held in a register, and streams of its own for each item of a loop (``item_k
 
 A stream per item makes an item's draws independent of the order items are met in: a kernel may
 tile its loops for the cache, and its results stay the same.
+
+Kernels inline these functions, and Numba's cache of a kernel does not notice a change made here:
+touch the kernels' modules (``neighbors/weighted.py``, the chains' ``gibbs_kernels.py``) after
+editing this one.
 """
 
 import numba

@@ -9,7 +9,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "alc_dask"
 
 LAYERS = (
-    {"__init__", "errors", "shown", "strict_numbers", "seeds", "plugins"},
+    {"__init__", "errors", "shown", "strict_numbers", "seeds", "splitmix", "plugins"},
     {"measure"},
     {"data"},
     {"anonymize", "neighbors"},

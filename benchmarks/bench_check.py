@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from alc_dask.anonymize import swap_frame
 from alc_dask.apps.check import read_inputs, run_check
@@ -43,6 +44,18 @@ def wide_population(rows: int, seed: int) -> pd.DataFrame:
         weight=np.round(rng.normal(75, 14, rows), 1),
         distance_km=np.round(rng.exponential(12, rows), 1),
     )
+
+
+def write_tables(rows: int, folder: Path) -> dict[str, Path]:
+    """The benchmark's tables as Parquet files in ``folder`` (role -> path): ``rows`` people of
+    ``wide_population`` as the original, 10% of each column's values swapped as the release, and a
+    control of a quarter as many other people."""
+    original = wide_population(rows, 0)
+    tables = {"original": original, "release": swap_frame(original, 0.10, 1), "control": wide_population(rows // 4, 1000)}
+    paths = {role: folder / f"{role}.parquet" for role in tables}
+    for role, table in tables.items():
+        table.to_parquet(paths[role], index=False)
+    return paths
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,16 +100,12 @@ def main() -> None:
     parser.add_argument("--side-by-side", type=Path, metavar="BEFORE", help="time the command of this checkout, of BEFORE and without bytecode, alternating")
     parser.add_argument("--runs", type=int, default=3, help="runs of each with --side-by-side (default 3)")
     args = parser.parse_args()
-    original = wide_population(args.rows, 0)
-    release = swap_frame(original, 0.10, 1)
-    control = wide_population(args.rows // 4, 1000)
     with tempfile.TemporaryDirectory() as folder:
-        paths = {name: Path(folder) / f"{name}.parquet" for name in ("original", "release", "control")}
-        for name, table in (("original", original), ("release", release), ("control", control)):
-            table.to_parquet(paths[name], index=False)
+        paths = write_tables(args.rows, Path(folder))
+        columns = len(pq.read_schema(paths["original"]).names)
         if args.side_by_side:
             print(
-                f"alc-dask check on {args.rows} rows x {original.shape[1]} columns with a control of {len(control)}, end to end, load average {os.getloadavg()[0]:.1f}:"
+                f"alc-dask check on {args.rows} rows x {columns} columns with a control of {args.rows // 4}, end to end, load average {os.getloadavg()[0]:.1f}:"
             )
             side_by_side(paths, Path(folder), args.side_by_side, args.runs, args.workers)
             return
@@ -105,7 +114,7 @@ def main() -> None:
         run = run_check(inputs, Path(folder) / "out", workers=args.workers, progress=False)
         checked = time.perf_counter() - started
         print(
-            f"check on {args.rows} rows x {original.shape[1]} columns, {args.workers} workers: {checked:.1f} s to results and report ({run.seconds:.1f} s in the engine)"
+            f"check on {args.rows} rows x {columns} columns, {args.workers} workers: {checked:.1f} s to results and report ({run.seconds:.1f} s in the engine)"
         )
         for family, seconds in sorted(run.seconds_per_family.items(), key=lambda pair: -pair[1]):
             rows = run.scores[run.scores["family"] == family]

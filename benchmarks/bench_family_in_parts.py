@@ -16,9 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_check import wide_population
+from bench_check import write_tables
 
-from alc_dask.anonymize import swap_frame
 from alc_dask.apps.battery import battery_entries, battery_job
 from alc_dask.apps.check import read_inputs
 from alc_dask.engine import run_job
@@ -27,10 +26,7 @@ from alc_dask.jobs import validate_job
 
 def timed_family(family: str, rows: int, workers: int, folder: Path) -> tuple[float, float, int]:
     """End-to-end seconds, the sum of the evaluations' ``elapsed_seconds`` and their number."""
-    original = wide_population(rows, 0)
-    paths = {role: folder / f"{role}.parquet" for role in ("original", "release", "control")}
-    for role, table in (("original", original), ("release", swap_frame(original, 0.10, 1)), ("control", wide_population(rows // 4, 1000))):
-        table.to_parquet(paths[role], index=False)
+    paths = write_tables(rows, folder)
     inputs = read_inputs(*(paths[role] for role in ("original", "release", "control")))
     entries = battery_entries(inputs.typed["original"], inputs.typed["release"], True, families=[family])
     job = battery_job(*(str(paths[role]) for role in ("original", "release", "control")), str(folder / "out"), entries, 0)

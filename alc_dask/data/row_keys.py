@@ -27,5 +27,5 @@ def row_keys(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.
     for name in columns:
         codes, _ = pd.factorize(pd.concat([frame[name] for frame in frames], ignore_index=True))
         with np.errstate(over="ignore"):
-            keys = pd.util.hash_array(keys * MIX + pd.util.hash_array(codes.astype(np.int64)))
+            keys = pd.util.hash_array(keys * MIX + pd.util.hash_array(codes.astype(np.int64, copy=False)))
     return np.split(keys, np.cumsum(sizes)[:-1])

@@ -225,14 +225,14 @@ class Inference(Wp29Family):
         """The search of ``table`` the attack guesses by: each target's nearest row; given each
         target's own row, without it. Anonymeter's nearest row ranks equal distances in one seeded
         order for every target (the next nearest where identical rows rank before the own row);
-        the weighted one draws among them for each target on its own (``weighted_nearest``), each
+        the weighted one ranks them for each target on its own (``WeightedSearch``), each
         search with a seed of its own, so that the members' and the control's draws are apart."""
         columns = self.params.aux_cols
         if self.params.attack == "weighted_nearest":
-            from alc_dask.neighbors.weighted import RarityWeights, weighted_nearest  # Numba's: imported to attack, not to check parameters
+            from alc_dask.neighbors.weighted import RarityWeights, WeightedSearch  # Numba's: imported to attack, not to check parameters
 
-            weights = RarityWeights.of(whole(release.original), columns)
-            return lambda targets, own=None: weighted_nearest(targets, table, columns, weights, int(rng.integers(2**32)), own)
+            search = WeightedSearch.of(table, columns, RarityWeights.of(whole(release.original), columns))
+            return lambda targets, own=None: search.nearest(targets, int(rng.integers(2**32)), own)
         from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
 
         shuffled = ShuffledTable.of(table, rng)

@@ -6,7 +6,7 @@ neither distributed, scikit-learn, Numba nor matplotlib.
 
 from alc_dask.plugins import lazy_exports
 
-__version__ = "0.15.0"
+__version__ = "0.16.0"
 
 _EXPORTS = {
     "AttackLoop": "alc_dask.families.alc.loop",

@@ -29,6 +29,8 @@ def timed_family(family: str, rows: int, workers: int, folder: Path) -> tuple[fl
     paths = write_tables(rows, folder)
     inputs = read_inputs(*(paths[role] for role in ("original", "release", "control")))
     entries = battery_entries(inputs.typed["original"], inputs.typed["release"], True, families=[family])
+    if not entries:
+        raise SystemExit(f"{family} adds no evaluation to a check of these tables with a control table: nothing to time")
     job = battery_job(*(str(paths[role]) for role in ("original", "release", "control")), str(folder / "out"), entries, 0)
     job["release"]["broadcast_limit"] = 0
     started = time.perf_counter()

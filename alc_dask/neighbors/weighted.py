@@ -82,9 +82,9 @@ class WeightedSearch:
     def of(cls, table: EncodedTable, columns: Sequence[str], weights: RarityWeights) -> WeightedSearch:
         categorical = [c for c in columns if c in table.categorical]
         continuous = [c for c in columns if c in table.continuous]
-        codes = np.array([table.column_array(c) for c in categorical], dtype=np.int64).reshape(len(categorical), table.n_rows)
-        if codes.size and -(2**15) <= codes.min() and codes.max() < 2**15:
-            codes = codes.astype(np.int16)  # a block of a wide table stays a few KiB
+        codes = np.array([table.column_array(c) for c in categorical]).reshape(len(categorical), table.n_rows)
+        narrow = not codes.size or (-(2**15) <= codes.min() and codes.max() < 2**15)
+        codes = codes.astype(np.int16 if narrow else np.int64)  # int16: a block of a wide table stays a few KiB
         values = np.array([table.column_array(c) for c in continuous], dtype=np.float64).reshape(len(continuous), table.n_rows)
         priority = np.array([weights.of_queries(c, table.column_array(c)).mean() if table.n_rows else 0.0 for c in categorical])
         return cls(table, categorical, continuous, weights, SortedRows.of(codes, values, priority))
@@ -112,7 +112,7 @@ class WeightedSearch:
         costs = np.array([self.weights.of_queries(c, query_codes[i]) for i, c in enumerate(self.categorical)]).reshape(len(self.categorical), queries.n_rows)
         query_values = np.array([queries.column_array(c) for c in self.continuous], dtype=np.float64).reshape(len(self.continuous), queries.n_rows)
         query_places, places = _scaled(query_values, self.sorted_rows.values)
-        in_turn = np.argsort(self.sorted_rows.key_of.keys(query_codes, query_values), kind="stable")  # alike queries pass together
+        in_turn = np.argsort(self.sorted_rows.key_of.keys(query_codes, query_values))  # alike queries pass together
         found = np.empty(queries.n_rows, dtype=np.int64)
         read = _nearest(
             np.ascontiguousarray(query_codes.T),

@@ -78,3 +78,18 @@ def test_local_cluster_equals_in_process(release):
 def test_partition_size_must_be_positive(release):
     with pytest.raises(ValueError, match="rows_per_partition"):
         partition(release, 0)
+
+
+@pytest.mark.parametrize(
+    "index",
+    [slice(None), slice(100, 450), np.arange(30, 60), np.array([5, 3, 4, 699, 0]), np.array([7]), np.arange(700) % 2 == 0],
+    ids=["all", "slice", "consecutive", "unordered", "one", "mask"],
+)
+def test_rows_gathered_from_parts_are_the_rows_of_the_table(release, index):
+    """Consecutive rows of a part are asked of it as a slice (a whole table gathered carried every
+    row's index in its graph), others by their indices: the same rows either way."""
+    table = release.anonymized[0]
+    parted = partition_table(table, 64)
+    gathered, expected = parted.rows(index), table.rows(index)
+    np.testing.assert_array_equal(gathered.codes, expected.codes)
+    np.testing.assert_array_equal(gathered.values, expected.values)

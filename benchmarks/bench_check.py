@@ -118,7 +118,8 @@ def main() -> None:
         )
         for family, seconds in sorted(run.seconds_per_family.items(), key=lambda pair: -pair[1]):
             rows = run.scores[run.scores["family"] == family]
-            print(f"  {family:<15} {len(rows):>3} evaluations ({int((rows['status'] == 'ok').sum())} ok) {seconds:7.1f} s of worker time")
+            print(f"  {family:<15} {len(rows):>3} evaluations ({int((rows['status'] == 'ok').sum())} ok) {seconds:7.1f} s on the workers")
+        print("  (a release of more than 512 MiB encoded is kept on the workers in parts: its evaluations' seconds then include their waits for part tasks)")
         verdict = verdict_of(run.scores)
         print(f"verdict: {verdict.verdict}; {time.perf_counter() - started:.1f} s end to end")
 

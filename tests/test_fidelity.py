@@ -55,12 +55,10 @@ def test_other_people_of_the_population_keep_nearly_all(original):
 def test_a_bootstrap_of_other_people_is_not_told_apart_by_its_repeated_rows():
     """A bootstrap repeats a third of its rows: split across the folds, the classifier learnt them
     and told a synthetic population's bootstrap from the original at AUC 0.61 (tx2019's at 0.83)."""
-    from alc_dask.utility.fidelity import classifier_auc
-
     people, others = make_population(5000, 0), make_population(5000, 7)
     bootstrap = others.sample(5000, replace=True, random_state=3).reset_index(drop=True)
-    assert classifier_auc(people, bootstrap, seed=0) < 0.56
-    assert classifier_auc(people, independent_marginals(bootstrap, 4), seed=0) > 0.7  # a release that differs is still told apart
+    assert fidelity(people, bootstrap, seed=0).classifier_auc < 0.56
+    assert fidelity(people, independent_marginals(bootstrap, 4), seed=0).classifier_auc > 0.7  # a release that differs is still told apart
 
 
 def test_noise_keeps_little_and_is_said_to(original):
@@ -90,3 +88,17 @@ def test_a_column_of_more_categories_than_boosting_bins(original):
     assert fidelity(with_text, copy).classifier_auc == pytest.approx(0.5, abs=0.05)
     assert fidelity(with_text, noise(with_text, 3)).classifier_auc > 0.95
     assert fidelity(with_text, others).classifier_auc < 0.65
+
+
+def test_on_a_cluster_the_same_as_in_process(original):
+    """On workers (real processes on 127.0.0.1) the counts are summed over parts and the classifier
+    learns from rows drawn in this process, the columns' kinds read from the whole original: the
+    same measures as in process (the classifier's worker was sent both tables whole before)."""
+    from distributed import Client, LocalCluster
+
+    release = independent_marginals(original, 3).head(700)
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        assert fidelity(original, release, client, seed=2) == fidelity(original, release, seed=2)

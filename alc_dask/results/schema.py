@@ -28,7 +28,7 @@ IDENTITY = (
     column("error", pa.string(), "why the scenario failed or was skipped"),
     column("traceback", pa.string(), "of a failed scenario, as Python formats it"),
     column("seed", pa.int64(), "the scenario's seed, drawn from the job's"),
-    column("elapsed_seconds", pa.float64(), "on the worker, with unpacking and result building; for a release kept in parts, with the waits for its part tasks"),
+    column("elapsed_seconds", pa.float64(), "on the worker, with unpacking and result building (for a release in parts, waits too)"),
     column("worker", pa.string(), "the Dask worker that ran the scenario (local off a cluster)"),
     column("finished_at", pa.string(), "when the scenario finished: ISO 8601, UTC"),
     column("version", pa.string(), "the alc_dask version that wrote the row"),

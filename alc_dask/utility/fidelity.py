@@ -18,8 +18,10 @@ Three measures, each in [0, 1]:
   row gives itself away (shown no lower than 0.5: a copy's rows, learnt with one label and tested
   with the other, score below chance).
 
-The counts are summed over partitions of each table, as Dask tasks when a client is given (one task
-per part of ``PART_ROWS`` rows), and the classifier is one task: the tables of a check may be large.
+The counts are summed over parts of ``PART_ROWS`` rows of each table, in this process, where the
+tables are; the classifier learns on a worker when a client is given, from the rows drawn here. The
+parts were sent to the workers as tasks: pickling them was slower than counting them (3e6 rows a
+table: 15 s either way) and raised a check's peak memory by 1.2 GB.
 """
 
 from __future__ import annotations
@@ -120,18 +122,25 @@ def _tvd(p: np.ndarray, q: np.ndarray) -> float:
     return 0.5 * float(np.abs(p / max(p.sum(), 1) - q / max(q.sum(), 1)).sum())
 
 
-def classifier_auc(original: pd.DataFrame, release: pd.DataFrame, seed: int) -> float | None:
-    """Cross-validated ROC AUC of telling the release's rows from the original's (see the module)."""
+def classifier_rows(original: pd.DataFrame, release: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The rows the classifier learns from, ``CLASSIFIER_ROWS`` of each table at most (None when a
+    table has too few): drawn where the tables are, so that a worker is sent these rows, not the
+    tables (3e6 rows each sent whole to a worker raised a check's peak memory by 2.3 GB)."""
+    rows = min(len(original), len(release), CLASSIFIER_ROWS)
+    if rows < 2 * FOLDS:
+        return None
+    return original.sample(rows, random_state=seed), release.sample(rows, random_state=seed + 1)
+
+
+def told_apart(original_rows: pd.DataFrame, release_rows: pd.DataFrame, continuous: set[str], seed: int) -> float:
+    """The classifier's cross-validated AUC on the drawn rows, ``continuous`` the columns read as numbers."""
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.model_selection import StratifiedGroupKFold, cross_val_score
     from threadpoolctl import threadpool_limits
 
-    rows = min(len(original), len(release), CLASSIFIER_ROWS)
-    if rows < 2 * FOLDS:
-        return None
-    both = pd.concat([original.sample(rows, random_state=seed), release.sample(rows, random_state=seed + 1)], ignore_index=True)
-    features = pd.DataFrame({c: both[c].astype(float) if is_continuous(original[c]) else _categories(both[c]) for c in original.columns})
-    labels = np.repeat([0, 1], rows)
+    both = pd.concat([original_rows, release_rows], ignore_index=True)
+    features = pd.DataFrame({c: both[c].astype(float) if c in continuous else _categories(both[c]) for c in original_rows.columns})
+    labels = np.repeat([0, 1], len(original_rows))
     model = HistGradientBoostingClassifier(categorical_features="from_dtype", max_iter=100, random_state=seed)
     folds = StratifiedGroupKFold(FOLDS, shuffle=True, random_state=seed)
     with threadpool_limits(1):  # OpenMP's threads spin-wait: on a busy machine its first fit in a process took 29 s, not 1
@@ -157,23 +166,20 @@ def _categories(column: pd.Series) -> pd.Series:
 
 
 def fidelity(original: pd.DataFrame, release: pd.DataFrame, client=None, seed: int = 0) -> Fidelity:
-    """What ``release`` keeps of ``original`` on the columns they share (see the module), its counts
-    and classifier run on ``client``'s cluster when one is given."""
+    """What ``release`` keeps of ``original`` on the columns they share (see the module), its
+    classifier run on ``client``'s cluster when one is given."""
     columns = [c for c in original.columns if c in release.columns]
     original, release = original[columns], release[columns]
     singles, pairs = Codebook(original, columns, BINS), Codebook(original, columns[:MAX_PAIR_COLUMNS], PAIR_BINS)
     pair_columns = columns[:MAX_PAIR_COLUMNS]
-    tables = {"original": original, "release": release}
-    if client is None:
-        counts = {name: _summed([part_counts(part, singles, pairs, pair_columns) for part in _parts(table)]) for name, table in tables.items()}
-        auc = classifier_auc(original, release, seed)
-    else:
-        futures = {
-            name: client.map(part_counts, _parts(table), singles=singles, pairs=pairs, pair_columns=pair_columns, pure=False) for name, table in tables.items()
-        }
-        told = client.submit(classifier_auc, original, release, seed, pure=False)
-        counts = {name: _summed(client.gather(parts)) for name, parts in futures.items()}
-        auc = told.result()
+    drawn = classifier_rows(original, release, seed)
+    continuous = {c for c, kind in singles.kinds.items() if kind == "continuous"}
+    told = None if drawn is None or client is None else client.submit(told_apart, *drawn, continuous, seed, pure=False)
+    counts = {
+        name: _summed([part_counts(part, singles, pairs, pair_columns) for part in _parts(table)])
+        for name, table in (("original", original), ("release", release))
+    }
+    auc = told.result() if told is not None else (None if drawn is None else told_apart(*drawn, continuous, seed))
     per_column = sorted(
         (ColumnFidelity(column=c, kind=singles.kinds[c], distance=_tvd(counts["original"]["single"][c], counts["release"]["single"][c])) for c in columns),
         key=lambda item: -item.distance,

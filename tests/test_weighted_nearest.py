@@ -94,8 +94,8 @@ def _row_by_row(query_codes, costs, query_places, codes, places, exclude, seed, 
 def _random_search(seed: int, rows: int, queries: int, n_codes: int = 4):
     """A table and queries with ties, missing values (in a column that has some, and for a query in
     one that has none) and left-out rows; continuous values on [0, 1] with both ends present, so
-    that the search's places are the values. Returns the search, the queries, the exclusions and
-    the kernel's arguments of the row-by-row scan."""
+    that the search's places are the values. Returns the table, its search, the queries, the
+    exclusions and the kernel's arguments of the row-by-row scan."""
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, 3, (n_codes, rows))
     places = np.round(rng.random((2, rows)), 2 if n_codes == 0 else 1)
@@ -108,7 +108,7 @@ def _random_search(seed: int, rows: int, queries: int, n_codes: int = 4):
     weights = RarityWeights.of(table, list(table.columns))
     costs = np.array([weights.of_queries(f"c{j}", query_codes[:, j]) for j in range(n_codes)]).reshape(n_codes, queries).T
     exclude = rng.integers(-1, rows, queries)
-    return WeightedSearch.of(table, list(table.columns), weights), asked, exclude, (query_codes, costs, query_places, codes, places, exclude)
+    return table, WeightedSearch.of(table, list(table.columns), weights), asked, exclude, (query_codes, costs, query_places, codes, places, exclude)
 
 
 @pytest.mark.parametrize("seed, n_codes", [(0, 4), (1, 4), (2, 0)])
@@ -118,7 +118,7 @@ def test_the_sorted_and_bounded_search_takes_the_rows_a_row_by_row_scan_takes(se
     left-out rows; without categorical columns the blocks' ranges of values are narrow, and their
     bounds decide."""
     rows, queries = 3 * BLOCK + 77, 4 * QUERIES_PER_PASS + 44
-    search, asked, exclude, arguments = _random_search(seed, rows, queries, n_codes)
+    _, search, asked, exclude, arguments = _random_search(seed, rows, queries, n_codes)
     scanned = np.empty(queries, dtype=np.int64)
     _row_by_row(*arguments, seed, scanned)
     np.testing.assert_array_equal(search.nearest(asked, seed, exclude), scanned)
@@ -128,13 +128,13 @@ def test_the_sorted_and_bounded_search_takes_the_rows_a_row_by_row_scan_takes(se
 def test_the_row_taken_does_not_depend_on_the_order_of_the_table():
     """Each query ranks rows by their number: the same rows, renumbered, are taken from the table's
     rows in another order (the search meets them in another order)."""
-    search, asked, exclude, _ = _random_search(3, 2 * BLOCK + 5, 300)
+    table, search, asked, exclude, _ = _random_search(3, 2 * BLOCK + 5, 300)
     found = search.nearest(asked, 5, exclude)
-    shuffled = np.random.default_rng(4).permutation(search.table.n_rows)
-    moved = WeightedSearch.of(search.table.rows(shuffled), list(search.table.columns), search.weights)
+    shuffled = np.random.default_rng(4).permutation(table.n_rows)
+    moved = WeightedSearch.of(table.rows(shuffled), list(table.columns), search.weights)
     renumbered = np.argsort(shuffled)  # a row's place in the shuffled table
     found_moved = moved.nearest(asked, 5, np.where(exclude >= 0, renumbered[np.maximum(exclude, 0)], -1))
-    tied = _nearest_sets(asked, search.table, list(search.table.columns), search.weights, exclude)
+    tied = _nearest_sets(asked, table, list(table.columns), search.weights, exclude)
     assert all(row in rows for row, rows in zip(found, tied))
     assert all(shuffled[row] in rows for row, rows in zip(found_moved, tied))
     # not the same rows: each query's ranking is of its row numbers, which the shuffle changed

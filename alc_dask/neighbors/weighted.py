@@ -73,7 +73,6 @@ class WeightedSearch:
     """A table sorted for the search on ``columns`` (once: the members' and the control's searches
     share it) and the costs it is searched with."""
 
-    table: EncodedTable
     categorical: list[str]
     continuous: list[str]
     weights: RarityWeights
@@ -88,7 +87,7 @@ class WeightedSearch:
         codes = codes.astype(np.int16 if narrow else np.int64)  # int16: a block of a wide table stays a few KiB
         values = np.array([table.column_array(c) for c in continuous], dtype=np.float64).reshape(len(continuous), table.n_rows)
         priority = np.array([weights.of_queries(c, table.column_array(c)).mean() if table.n_rows else 0.0 for c in categorical])
-        return cls(table, categorical, continuous, weights, SortedRows.of(codes, values, priority))
+        return cls(categorical, continuous, weights, SortedRows.of(codes, values, priority))
 
     def nearest(self, queries: EncodedTable, seed: int, exclude: np.ndarray | None = None) -> np.ndarray:
         """Per query, a row of the table nearest on the columns by the rarity-weighted distance,

@@ -148,3 +148,36 @@ def test_a_secret_people_not_in_the_release_are_inferred_on_anyway_cannot_block_
     assert anyway.label == "not_informative" and "the attack succeeds on 91.7% of people not in the release" in anyway.evidence
     assert judged(Inference, stored(5000, 4585), Inference.threshold.value).label == "flagged"  # a copy's excess still flags
     assert judged(Inference, stored(2510, 2500), Inference.threshold.value).label == "pass"  # room to clear it: cleared
+
+
+def test_checking_an_evaluation_gathers_no_table_kept_in_parts(people, monkeypatch):
+    """Planning checks every evaluation of the battery on the client: each check gathered the
+    release and the control whole into it (a large release's tables, once per evaluation)."""
+    from alc_dask.data.partitioned import PartitionedTable, partition
+    from alc_dask.families.wp29.singling_out import SinglingOut
+
+    members, others = people
+    parts = partition(Release.load(members, [members], control=others), 500)
+
+    def gathered(table, index):
+        raise AssertionError(f"{table.name} gathered")
+
+    monkeypatch.setattr(PartitionedTable, "rows", gathered)
+    Inference(aux_cols=AUX, secret="condition").check(parts)
+    Linkability(aux_cols=HALVES).check(parts)
+    SinglingOut(mode="multivariate", n_cols=3).check(parts)
+    with pytest.raises(ScenarioError, match="aux_cols: 'nope' is not a column"):
+        Inference(aux_cols=["nope"], secret="condition").check(parts)
+
+
+def test_rarity_weights_of_a_table_in_parts_are_those_of_the_whole_table(people):
+    from alc_dask.data.partitioned import partition_table
+    from alc_dask.neighbors.weighted import RarityWeights
+
+    members, others = people
+    original = Release.load(members, [members], control=others).original
+    whole, parts = (RarityWeights.of(table, AUX) for table in (original, partition_table(original, 400)))
+    assert whole.costs.keys() == parts.costs.keys() and len(whole.costs) >= 3
+    for name in whole.costs:
+        np.testing.assert_array_equal(whole.costs[name], parts.costs[name])
+    assert whole.unseen == parts.unseen

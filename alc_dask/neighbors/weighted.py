@@ -37,6 +37,7 @@ import numba
 import numpy as np
 
 from alc_dask.data import EncodedTable
+from alc_dask.data.partitioned import PartitionedTable
 from alc_dask.neighbors.query import scaling
 from alc_dask.neighbors.row_blocks import BLOCK, BlockBounds, SortedRows
 from alc_dask.splitmix import item_key, next_word
@@ -51,8 +52,9 @@ class RarityWeights:
     unseen: dict[str, float]
 
     @classmethod
-    def of(cls, people: EncodedTable, columns: Sequence[str]) -> RarityWeights:
-        """The costs of ``columns``' categories among ``people``."""
+    def of(cls, people: EncodedTable | PartitionedTable, columns: Sequence[str]) -> RarityWeights:
+        """The costs of ``columns``' categories among ``people`` (read column by column: a table
+        kept in parts is not gathered whole)."""
         surprises, entropies = {}, {}
         for name in (c for c in columns if c in people.categorical):
             counts = np.bincount(people.column_array(name).astype(np.int64))

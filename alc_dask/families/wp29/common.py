@@ -226,19 +226,26 @@ class Wp29Params(FamilyParams):
     (``original``), the members themselves attacked through the original's other people (see the module)."""
 
 
+def attacked_table(release: Release, params: Wp29Params, family: str):
+    """The anonymized table attacked, as the release holds it, or a ``ScenarioError`` naming what
+    is missing (the table, or the control table the comparison needs). What ``check`` reads of it,
+    its columns and rows, needs none of its rows gathered: planning checked every evaluation of a
+    release kept in parts by gathering its tables into the client."""
+    if params.table >= len(release.anonymized):
+        raise ScenarioError(f"{family}: table: {params.table} is not an anonymized table of the release (it has {len(release.anonymized)})")
+    if params.reference == "control" and release.control is None:
+        raise ScenarioError(
+            f"{family}: the release has no control table (release.control): it needs original records not used for the release, or reference: original"
+        )
+    return release.anonymized[params.table]
+
+
 def attacked_tables(release: Release, params: Wp29Params, family: str) -> tuple[EncodedTable, EncodedTable | None]:
     """The anonymized table and the control table in this process (gathered from a cluster's
     workers: Anonymeter's evaluators search whole tables; no control with ``reference: original``),
     or a ``ScenarioError`` naming what is missing."""
-    if params.table >= len(release.anonymized):
-        raise ScenarioError(f"{family}: table: {params.table} is not an anonymized table of the release (it has {len(release.anonymized)})")
-    if params.reference == "original":
-        return whole(release.anonymized[params.table]), None
-    if release.control is None:
-        raise ScenarioError(
-            f"{family}: the release has no control table (release.control): it needs original records not used for the release, or reference: original"
-        )
-    return whole(release.anonymized[params.table]), whole(release.control)
+    anonymized = whole(attacked_table(release, params, family))
+    return anonymized, None if params.reference == "original" else whole(release.control)
 
 
 @dataclass(frozen=True)
@@ -278,7 +285,7 @@ def without_own_rows(found: np.ndarray, own: np.ndarray) -> np.ndarray:
     return found[kept].reshape(found.shape[0], found.shape[1] - 1)
 
 
-def check_columns(release: Release, anonymized: EncodedTable, field: str, columns) -> None:
+def check_columns(release: Release, anonymized, field: str, columns) -> None:
     for name in columns:
         if name not in release.columns:
             raise ScenarioError(f"{field}: {name!r} is not a column of the release; it has {list(release.columns)}")

@@ -33,7 +33,6 @@ import pyarrow as pa
 from pydantic import Field, model_validator
 
 from alc_dask.data import ColumnKind, EncodedTable, ScenarioError
-from alc_dask.data.partitioned import whole
 from alc_dask.families.base import CheckExamples, Evaluation, column
 from alc_dask.families.wp29.common import (
     BATTERY_ATTACKS,
@@ -42,6 +41,7 @@ from alc_dask.families.wp29.common import (
     Wp29Family,
     Wp29Params,
     attacked,
+    attacked_table,
     attacked_tables,
     by_reference,
     check_columns,
@@ -162,7 +162,7 @@ class Inference(Wp29Family):
         return {"secret": self.params.secret, "known": json.dumps(sorted(self.params.aux_cols)), "attack": self.params.attack}
 
     def check(self, release) -> None:
-        anonymized, _ = attacked_tables(release, self.params, self.name)
+        anonymized = attacked_table(release, self.params, self.name)
         check_columns(release, anonymized, "aux_cols", self.params.aux_cols)
         check_columns(release, anonymized, "secret", [self.params.secret])
         if self.params.attack == "ml_on_release" and self.params.tolerance == 0 and release.column(self.params.secret).kind is ColumnKind.CONTINUOUS:
@@ -231,7 +231,7 @@ class Inference(Wp29Family):
         if self.params.attack == "weighted_nearest":
             from alc_dask.neighbors.weighted import RarityWeights, WeightedSearch  # Numba's: imported to attack, not to check parameters
 
-            search = WeightedSearch.of(table, columns, RarityWeights.of(whole(release.original), columns))
+            search = WeightedSearch.of(table, columns, RarityWeights.of(release.original, columns))
             return lambda targets, own=None: search.nearest(targets, int(rng.integers(2**32)), own)
         from alc_dask.neighbors.nearest import ShuffledTable  # Numba's: imported to attack, not to check parameters
 

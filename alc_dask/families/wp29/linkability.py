@@ -28,6 +28,7 @@ from alc_dask.families.wp29.common import (
     Wp29Family,
     Wp29Params,
     attacked,
+    attacked_table,
     attacked_tables,
     by_reference,
     check_columns,
@@ -94,7 +95,7 @@ class Linkability(Wp29Family):
         return "-".join(self.params.aux_cols[0][:1] + self.params.aux_cols[1][:1])
 
     def check(self, release) -> None:
-        anonymized, _ = attacked_tables(release, self.params, self.name)
+        anonymized = attacked_table(release, self.params, self.name)
         for i, half in enumerate(self.params.aux_cols):
             check_columns(release, anonymized, f"aux_cols[{i}]", half)
         if self.params.n_neighbors > anonymized.n_rows:

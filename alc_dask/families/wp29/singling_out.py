@@ -46,6 +46,7 @@ from alc_dask.families.wp29.common import (
     ChosenColumns,
     Wp29Family,
     Wp29Params,
+    attacked_table,
     attacked_tables,
     by_reference,
     check_columns,
@@ -198,7 +199,7 @@ class SinglingOut(Wp29Family):
         return self.params.mode
 
     def check(self, release) -> None:
-        anonymized, _ = attacked_tables(release, self.params, self.name)
+        anonymized = attacked_table(release, self.params, self.name)
         columns = self._columns(anonymized)
         check_columns(release, anonymized, "columns", columns)
         if self.params.mode == "multivariate" and self.params.n_cols > len(columns):

@@ -260,3 +260,30 @@ def test_a_scenario_computes_its_in_memory_blocks_in_its_own_thread(client):
     tables (a check's) waited behind every other scenario while the scenario held its thread."""
     own, ran_in = client.submit(_computed_where_asked, pure=False).result()
     assert ran_in == own
+
+
+def _gathered_by_three(table):
+    """In a task: whole ``table`` asked for by this task and by two threads at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from alc_dask.data.partitioned import whole
+
+    first = whole(table)
+    with ThreadPoolExecutor(2) as pool:
+        others = list(pool.map(lambda _: whole(table), range(2)))
+    return all(other is first for other in others), first.codes.flags.writeable, first.values.flags.writeable, first.codes.dtype.itemsize
+
+
+def test_a_table_gathered_on_a_worker_is_shared_by_whoever_asks_while_it_is_held(client):
+    """Each evaluation of a release in parts gathered its own whole copy: a worker running several
+    of a 1e7-row release's held one each. Now one copy, read-only, with the blocks' narrow codes."""
+    from alc_dask.data.partitioned import partition_table, whole
+
+    tables = demo_tables()
+    original = Release.load(tables["original"], [tables["weak"]]).original
+    parts = partition_table(original, 200, client)
+    shared, *writeable, code_bytes = client.submit(_gathered_by_three, parts, pure=False).result()
+    assert shared and writeable == [False, False] and code_bytes == original.codes.dtype.itemsize
+    gathered = whole(parts)  # in the client too
+    np.testing.assert_array_equal(gathered.codes, original.codes)
+    np.testing.assert_array_equal(gathered.values, original.values)

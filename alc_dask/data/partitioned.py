@@ -9,6 +9,8 @@ contributing its share through one Dask task. Dask is imported then: loading a j
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -49,7 +51,8 @@ class PartitionedTable:
         touched = np.unique(block_of)
         pieces = [dask.delayed(_block_rows, pure=False)(self.blocks[b], _as_slice(wanted[block_of == b] - self.starts[b])) for b in touched]
         gathered = compute(self.blocks, *pieces)
-        codes = np.empty((len(self.categorical), wanted.size), dtype=np.int32)
+        code_type = np.result_type(np.int8, *(piece_codes.dtype for piece_codes, _ in gathered))  # the blocks' narrow codes, as a table held whole keeps them
+        codes = np.empty((len(self.categorical), wanted.size), dtype=code_type)
         values = np.empty((len(self.continuous), wanted.size), dtype=np.float64)
         for b, (piece_codes, piece_values) in zip(touched, gathered, strict=True):
             codes[:, block_of == b] = piece_codes
@@ -71,8 +74,36 @@ class PartitionedTable:
 
 def whole(table) -> EncodedTable:
     """`table` in this process: as it is, or gathered from its blocks (for evaluations that need
-    every row at hand, such as the WP29 evaluators; memory permitting)."""
-    return table if isinstance(table, EncodedTable) else table.rows(slice(None))
+    every row at hand, such as the WP29 evaluators; memory permitting).
+
+    Gathered from a cluster's blocks, it is shared: every evaluation in this process that asks for
+    it while another holds it gets the same copy, read-only (a worker running several evaluations
+    of a 1e7-row release held one copy per evaluation, and ran out of memory). It is freed when the
+    last of them lets it go."""
+    if isinstance(table, EncodedTable):
+        return table
+    key = tuple(getattr(block, "key", None) for block in table.blocks)
+    if None in key:  # blocks held in this process: gathered for the caller alone
+        return table.rows(slice(None))
+    with _GATHERING:
+        lock = _GATHER_LOCKS.setdefault(key, threading.Lock())
+    with _out_of_the_thread_pool(), lock:  # waiting for another task's gathering frees this thread for its part tasks
+        held = _GATHERED.get(key)
+        if held is None:
+            held = _GATHERED[key] = _read_only(table.rows(slice(None)))
+    return held
+
+
+_GATHERED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+"""Whole tables gathered from a cluster's blocks, by their blocks' keys, while anyone holds them."""
+_GATHER_LOCKS: dict[tuple, threading.Lock] = {}
+_GATHERING = threading.Lock()
+
+
+def _read_only(table: EncodedTable) -> EncodedTable:
+    for array in (table.codes, table.values):
+        array.flags.writeable = False
+    return table
 
 
 def tree_reduce(parts: list, combine, split_every: int = SPLIT_EVERY):

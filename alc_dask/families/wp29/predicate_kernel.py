@@ -81,7 +81,7 @@ def counting_orders(by_column):
     ages, counts). Returns orders and sorted values (m, n), present (m,) and per column whether it
     was sorted (False: order and values left for numpy's sort)."""
     m, n = by_column.shape
-    order = np.empty((m, n), dtype=np.int64)
+    order = np.empty((m, n), dtype=np.int32)  # a fifth of a table's sorted copy: rows are counted up to 2**31 (``predicates._increasing``)
     values = np.empty((m, n), dtype=np.float64)
     present = np.zeros(m, dtype=np.int64)
     done = np.zeros(m, dtype=np.bool_)

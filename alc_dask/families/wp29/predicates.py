@@ -178,6 +178,8 @@ def _increasing(by_column: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     continuous columns), numpy's sort elsewhere."""
     from alc_dask.families.wp29.predicate_kernel import counting_orders  # Numba: loaded when rows are counted
 
+    if by_column.shape[1] > np.iinfo(np.int32).max:
+        raise ValueError(f"{by_column.shape[1]} rows are more than a table's rows can be counted in (2**31 - 1)")
     order, values, present, done = counting_orders(by_column)
     for j in np.flatnonzero(~done):
         order[j] = np.argsort(by_column[j], kind="stable")

@@ -282,9 +282,10 @@ def test_distinct_rows_and_column_orders_are_those_of_pandas_and_numpy():
         matrix[:, 0] *= rng.choice([1.0, 0.5, 1e5])  # fractions and wide ranges take numpy's sort
         expected = pd.DataFrame(matrix).drop_duplicates().index.to_numpy()
         np.testing.assert_array_equal(_first_of_distinct_rows(matrix.T), expected)
-        order, values, present = _increasing(np.ascontiguousarray(matrix.T))
+        order, present = _increasing(np.ascontiguousarray(matrix.T))
         np.testing.assert_array_equal(order, np.argsort(matrix.T, axis=1, kind="stable"))
-        np.testing.assert_array_equal(values, np.sort(matrix.T, axis=1))
+        rows = RowMatrix(tuple(range(m)), np.ascontiguousarray(matrix.T), np.ones(m, dtype=bool), np.arange(n))
+        np.testing.assert_array_equal(rows.sorted_values, np.sort(matrix.T, axis=1))
         np.testing.assert_array_equal(present, (~np.isnan(matrix)).sum(axis=0))
 
 

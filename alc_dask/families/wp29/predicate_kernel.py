@@ -7,10 +7,11 @@ from alc_dask.families.wp29.conditions import INTERVAL, NOT_EQUAL, NULL, PRESENT
 
 
 @numba.njit(nogil=True, cache=True)
-def match_up_to(column, lo, hi, mode, order, sorted_values, present, values, cap):
+def match_up_to(column, lo, hi, mode, order, present, values, cap):
     """Per predicate, the rows meeting it (0 to ``cap``, ``cap`` meaning that many or more) and the first row found
-    (-1: none). order, sorted_values (m, n): each column's rows and values by increasing value,
-    missing last; present (m,): values per column; values (m, n): the rows column by column."""
+    (-1: none). order (m, n): each column's rows by increasing value, missing last (searched
+    through, not beside a sorted copy of the values: a table's copy less); present (m,): values
+    per column; values (m, n): the rows column by column."""
     n = values.shape[1]
     counts = np.zeros(column.shape[0], dtype=np.int64)
     first = np.full(column.shape[0], -1, dtype=np.int64)
@@ -25,8 +26,7 @@ def match_up_to(column, lo, hi, mode, order, sorted_values, present, values, cap
             elif mode[p, j] == PRESENT:
                 a, b = 0, present[c]
             else:
-                known = sorted_values[c, : present[c]]
-                a, b = _search_sorted(known, lo[p, j], False), _search_sorted(known, hi[p, j], True)
+                a, b = _search_sorted(values[c], order[c], present[c], lo[p, j], False), _search_sorted(values[c], order[c], present[c], hi[p, j], True)
             if pivot < 0 or b - a < stop - start:
                 pivot, start, stop = c, a, b
         for i in range(start, stop):
@@ -46,14 +46,14 @@ def match_up_to(column, lo, hi, mode, order, sorted_values, present, values, cap
 
 
 @numba.njit(nogil=True, cache=True)
-def _search_sorted(known, key, right):
+def _search_sorted(column, order, present, key, right):
     """``np.searchsorted(known, key, "right" if right else "left")`` as Numba's (NaN after every
-    value), by a bisection of its own: Numba's compiles its generic comparisons, a second or more on
-    a fresh worker."""
-    low, high = 0, known.shape[0]
+    value) on ``known``, the first ``present`` values of ``column`` in ``order``, by a bisection of
+    its own: Numba's compiles its generic comparisons, a second or more on a fresh worker."""
+    low, high = 0, present
     while low < high:
         middle = low + ((high - low) >> 1)
-        x = known[middle]
+        x = column[order[middle]]
         before = (np.isnan(key) or x <= key) if right else (x < key or (np.isnan(key) and not np.isnan(x)))
         if before:
             low = middle + 1
@@ -76,13 +76,11 @@ def meets(x, lo, hi, mode):
 @numba.njit(nogil=True, cache=True)
 def counting_orders(by_column):
     """Per column of ``by_column`` (m, n): its rows by increasing value, missing (NaN) last, equal
-    values by row (numpy's stable argsort), its values in that order and how many are present,
-    made by a counting sort where the values are integers spanning at most a few times n (codes,
-    ages, counts). Returns orders and sorted values (m, n), present (m,) and per column whether it
-    was sorted (False: order and values left for numpy's sort)."""
+    values by row (numpy's stable argsort) and how many are present, made by a counting sort where
+    the values are integers spanning at most a few times n (codes, ages, counts). Returns orders
+    (m, n), present (m,) and per column whether it was sorted (False: left for numpy's sort)."""
     m, n = by_column.shape
-    order = np.empty((m, n), dtype=np.int32)  # a fifth of a table's sorted copy: rows are counted up to 2**31 (``predicates._increasing``)
-    values = np.empty((m, n), dtype=np.float64)
+    order = np.empty((m, n), dtype=np.int32)  # rows are counted up to 2**31 (``predicates._increasing``)
     present = np.zeros(m, dtype=np.int64)
     done = np.zeros(m, dtype=np.bool_)
     for j in range(m):
@@ -107,7 +105,6 @@ def counting_orders(by_column):
             x = column[r]
             key = np.int64(x - low) if not np.isnan(x) else span
             order[j, counts[key]] = r
-            values[j, counts[key]] = x
             counts[key] += 1
         done[j] = True
-    return order, values, present, done
+    return order, present, done

@@ -11,6 +11,10 @@ median of each and their ratios.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_check.py [--rows 30000] [--workers 2]
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_check.py --rows 2000 --side-by-side /tmp/before --runs 5
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_check.py --rows 10000000 --columns 10 --control-rows 10000000
+
+The last is the issue's check at scale: three tables of 1e7 rows and 10 columns. The peak memory
+printed is this process's and its workers' resident memory, sampled every half second.
 """
 
 import argparse
@@ -19,11 +23,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import psutil
 import pyarrow.parquet as pq
 
 from alc_dask.anonymize import swap_frame
@@ -46,16 +53,39 @@ def wide_population(rows: int, seed: int) -> pd.DataFrame:
     )
 
 
-def write_tables(rows: int, folder: Path) -> dict[str, Path]:
+def write_tables(rows: int, folder: Path, columns: int = 15, control_rows: int | None = None) -> dict[str, Path]:
     """The benchmark's tables as Parquet files in ``folder`` (role -> path): ``rows`` people of
-    ``wide_population`` as the original, 10% of each column's values swapped as the release, and a
-    control of a quarter as many other people."""
-    original = wide_population(rows, 0)
-    tables = {"original": original, "release": swap_frame(original, 0.10, 1), "control": wide_population(rows // 4, 1000)}
+    ``wide_population`` (its first ``columns`` columns) as the original, 10% of each column's values
+    swapped as the release, and a control of ``control_rows`` other people (a quarter as many)."""
+    original = wide_population(rows, 0).iloc[:, :columns]
+    control = wide_population(rows // 4 if control_rows is None else control_rows, 1000).iloc[:, :columns]
+    tables = {"original": original, "release": swap_frame(original, 0.10, 1), "control": control}
     paths = {role: folder / f"{role}.parquet" for role in tables}
     for role, table in tables.items():
         table.to_parquet(paths[role], index=False)
     return paths
+
+
+class PeakMemory:
+    """The largest resident memory of this process, and of it and its children (the local
+    cluster's workers) together, sampled every half second from a thread while the check runs."""
+
+    def __init__(self):
+        self.own = self.tree = 0
+        threading.Thread(target=self._sample, daemon=True).start()
+
+    def _sample(self) -> None:
+        me = psutil.Process()
+        while True:
+            own = me.memory_info().rss
+            children = 0
+            for child in me.children(recursive=True):
+                try:
+                    children += child.memory_info().rss
+                except psutil.Error:  # a worker gone between listing and reading
+                    pass
+            self.own, self.tree = max(self.own, own), max(self.tree, own + children)
+            time.sleep(0.5)
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,22 +129,28 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--side-by-side", type=Path, metavar="BEFORE", help="time the command of this checkout, of BEFORE and without bytecode, alternating")
     parser.add_argument("--runs", type=int, default=3, help="runs of each with --side-by-side (default 3)")
+    parser.add_argument("--columns", type=int, default=15, choices=range(9, 16), metavar="9..15", help="the first COLUMNS of the 15 (default 15)")
+    parser.add_argument("--control-rows", type=int, help="rows of the control table (default a quarter of --rows)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        paths = write_tables(args.rows, Path(folder))
-        columns = len(pq.read_schema(paths["original"]).names)
+        with ProcessPoolExecutor(1) as writer:  # the tables made in another process: this one's memory is then the check's
+            paths = writer.submit(write_tables, args.rows, Path(folder), args.columns, args.control_rows).result()
+        columns, control_rows = len(pq.read_schema(paths["original"]).names), pq.read_metadata(paths["control"]).num_rows
         if args.side_by_side:
             print(
-                f"alc-dask check on {args.rows} rows x {columns} columns with a control of {args.rows // 4}, end to end, load average {os.getloadavg()[0]:.1f}:"
+                f"alc-dask check on {args.rows} rows x {columns} columns with a control of {control_rows}, end to end, load average {os.getloadavg()[0]:.1f}:"
             )
             side_by_side(paths, Path(folder), args.side_by_side, args.runs, args.workers)
             return
+        peak = PeakMemory()
         started = time.perf_counter()
         inputs = read_inputs(paths["original"], paths["release"], paths["control"])
         run = run_check(inputs, Path(folder) / "out", workers=args.workers, progress=False)
         checked = time.perf_counter() - started
         print(
-            f"check on {args.rows} rows x {columns} columns, {args.workers} workers: {checked:.1f} s to results and report ({run.seconds:.1f} s in the engine)"
+            f"check on {args.rows} rows x {columns} columns with a control of {control_rows}, {args.workers} workers: "
+            f"{checked:.1f} s to results and report ({run.seconds:.1f} s in the engine); "
+            f"peak memory {peak.tree / 2**30:.2f} GiB for this process and its workers ({peak.own / 2**30:.2f} GiB this process)"
         )
         for family, seconds in sorted(run.seconds_per_family.items(), key=lambda pair: -pair[1]):
             rows = run.scores[run.scores["family"] == family]

@@ -42,3 +42,14 @@ def test_a_table_too_small_for_any_evaluation_is_refused_naming_it_and_its_rows(
     with pytest.raises(ReleaseError, match=rf"the {role} table \(a DataFrame\): {MIN_ROWS - 1} rows are too few for any evaluation"):
         read_inputs(tables["original"], tables["release"], others)
     assert len(read_inputs(original.iloc[:MIN_ROWS], release.iloc[:MIN_ROWS]).original) == MIN_ROWS
+
+
+def test_a_float_column_is_typed_without_a_copy(people):
+    """``check`` holds each table as read and as typed: a float64 column was copied into the typed
+    one, so a large table's numbers were held twice in the client."""
+    original, _, control = people
+    inputs = read_inputs(original, original.copy(), control)
+    for column in ("income", "age"):
+        assert inputs.original[column].dtype == np.float64
+        assert np.shares_memory(inputs.original[column].to_numpy(), inputs.typed["original"][column].to_numpy())
+    pd.testing.assert_frame_equal(inputs.typed["original"], inputs.original)

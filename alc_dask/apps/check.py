@@ -144,7 +144,7 @@ def _typed(read: dict[str, pd.DataFrame], kinds: dict[str, str], names: dict[str
             if names[role] in values:
                 series = values[names[role]]
                 typed[role][column] = series.astype(str).where(series.notna(), None) if declared is ColumnKind.CATEGORICAL else series
-    return {role: pd.DataFrame(columns, index=read[role].index) for role, columns in typed.items()}
+    return {role: pd.DataFrame(columns, index=read[role].index, copy=False) for role, columns in typed.items()}  # columns typed as read stay shared
 
 
 def _shared_rows(original: pd.DataFrame, control: pd.DataFrame) -> tuple[int, float]:

@@ -79,6 +79,8 @@ def as_floats(column: str, table: str, series: pd.Series, origin: int = 0) -> np
 
 
 def _floats(series: pd.Series) -> pd.Series:
+    if series.dtype == np.float64:  # already: kept, not copied (pandas copies on write); check held each column of its tables twice
+        return series
     return pd.Series(series.to_numpy(dtype=np.float64, na_value=np.nan), index=series.index)
 
 

@@ -85,19 +85,33 @@ def whole(table) -> EncodedTable:
     key = tuple(getattr(block, "key", None) for block in table.blocks)
     if None in key:  # blocks held in this process: gathered for the caller alone
         return table.rows(slice(None))
-    with _GATHERING:
-        lock = _GATHER_LOCKS.setdefault(key, threading.Lock())
-    with _out_of_the_thread_pool(), lock:  # waiting for another task's gathering frees this thread for its part tasks
-        held = _GATHERED.get(key)
-        if held is None:
-            held = _GATHERED[key] = _read_only(table.rows(slice(None)))
-    return held
+    with _out_of_the_thread_pool():  # waiting for another task's gathering frees this thread for its part tasks
+        return _gathered_once(key, table)
 
 
 _GATHERED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 """Whole tables gathered from a cluster's blocks, by their blocks' keys, while anyone holds them."""
-_GATHER_LOCKS: dict[tuple, threading.Lock] = {}
-_GATHERING = threading.Lock()
+_BEING_GATHERED: set[tuple] = set()
+_GATHERING = threading.Condition()
+
+
+def _gathered_once(key: tuple, table: PartitionedTable) -> EncodedTable:
+    """``table`` gathered, or the copy gathered already (waiting while another thread gathers it)."""
+    with _GATHERING:
+        _GATHERING.wait_for(lambda: key not in _BEING_GATHERED)
+        held = _GATHERED.get(key)
+        if held is not None:
+            return held
+        _BEING_GATHERED.add(key)
+    try:
+        held = _read_only(table.rows(slice(None)))
+        return held
+    finally:
+        with _GATHERING:
+            if held is not None:
+                _GATHERED[key] = held
+            _BEING_GATHERED.discard(key)
+            _GATHERING.notify_all()
 
 
 def _read_only(table: EncodedTable) -> EncodedTable:

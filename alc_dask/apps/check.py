@@ -235,16 +235,17 @@ def run_check(
     typed = inputs.typed or {"original": inputs.original, "release": inputs.release}
     entries = battery_entries(typed["original"], typed["release"], inputs.control is not None, families, secrets, known)
     started = time.perf_counter()
-    with ExitStack() as engine, ThreadPoolExecutor(1, thread_name_prefix="alc-dask-closing") as closing:
+    with ExitStack() as engine, ThreadPoolExecutor(1, thread_name_prefix="alc-dask-aside") as aside:
         cluster = engine.enter_context(OnDemandClient(None, scheduler, workers))
         paths = engine.enter_context(engine_inputs(inputs, output, shared=cluster.elsewhere))
         job = battery_job(paths["original"], paths["release"], paths["control"], str(output.resolve()), entries, seed, inputs.kinds, release_label(inputs))
         spec = validate_job(job, "the check's battery")
         client = cluster.get()
+        keeping = aside.submit(fidelity, typed["original"], typed["release"], client, seed)  # needs no result: counted while the battery runs
         scores = run_job(spec, client=client, progress=progress, wait=wait)
-        kept = fidelity(typed["original"], typed["release"], client, seed)
+        kept = keeping.result()
         seconds = time.perf_counter() - started
-        closed = closing.submit(engine.pop_all().close)  # a local cluster takes 0.6 s to stop: the report needs none of it
+        closed = aside.submit(engine.pop_all().close)  # a local cluster takes 0.6 s to stop: the report needs none of it
         exposure = exposure_of_results(output)
         verdict = read_verdict(output).model_copy(update={"fidelity": kept})  # judged once, by the run; utility beside it
         write_verdict(verdict, output)

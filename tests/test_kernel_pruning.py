@@ -1,14 +1,17 @@
 """The pruned kernel against every distance computed in full: the same minima, histograms, k nearest
 distances and rows, to the last bit, on random blocks with ties, missing values, constant and
 overflowing columns, query codes the block's code type cannot hold, k above the rows, empty blocks
-and blocks of several tiles."""
+and blocks of several tiles; and the sorted search against the scan, on the same blocks."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from alc_dask.neighbors import pruned as pruning
 from alc_dask.neighbors.kernel import best_match_histograms, k_nearest_rows, largest_sum
+from alc_dask.neighbors.pruned import k_nearest_pruned
+from alc_dask.neighbors.query import Query
 
 
 def full_distances(q_codes, q_values, q_low, q_span, q_scale, codes, values, cat_columns, cont_columns):
@@ -140,3 +143,75 @@ def test_k_above_the_rows_pads():
 def test_largest_sum_is_the_last_double_within_the_bound(bound, n_columns):
     t = largest_sum(bound, n_columns)
     assert t / n_columns <= bound < np.nextafter(t, np.inf) / n_columns
+
+
+def pruned(search, k, offset):
+    """`k_nearest_pruned` on a search laid out as for the scan."""
+    q_codes, q_values, q_low, q_span, q_scale, codes, values, cat_columns, cont_columns = search
+    return k_nearest_pruned(Query(q_codes, q_values, q_low, q_span, q_scale, cat_columns, cont_columns), codes, values, k, offset)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n_queries=st.integers(1, 150),
+    n_rows=st.integers(1, 3000),
+    n_cat=st.integers(0, 5),
+    n_cont=st.integers(0, 4),
+    cardinality=st.integers(1, 6),
+    code_type=st.sampled_from([np.int8, np.int16, np.int32]),
+    missing=st.sampled_from([0.0, 0.3]),
+    k=st.integers(1, 8),
+    piece=st.sampled_from([700, 1 << 20]),
+    most_read=st.sampled_from([0.0, 0.1, 2.0]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_sorted_search_equals_the_scan(n_queries, n_rows, n_cat, n_cont, cardinality, code_type, missing, k, piece, most_read, seed):
+    """Whatever the pieces, and whether the search gives up on its bounds at once, at 10% or never
+    (`MOST_READ` 0, 0.1, 2), the sorted search answers as the scan, to the last bit."""
+    if n_cat + n_cont == 0:
+        n_cat = 1
+    search = random_search(np.random.default_rng(seed), n_queries, n_rows, n_cat, n_cont, cardinality, code_type, missing)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pruning, "PIECE", piece)
+        patch.setattr(pruning, "MOST_READ", most_read)
+        assert_same(pruned(search, k, 17), k_nearest_rows(*search, k, 17))
+
+
+@pytest.mark.parametrize(("n_cat", "n_cont", "k"), [(6, 3, 1), (9, 5, 1), (0, 4, 2), (4, 0, 3)])
+def test_sorted_search_of_many_groups_reads_little_and_answers_as_the_scan(n_cat, n_cont, k, monkeypatch):
+    """People alike in places (40 000 rows copied from 300, one value in twenty changed, some
+    missing) over many groups of blocks, asked for by some of them: the bounds skip most blocks (no
+    query is left to the scan), and the answer is the scan's."""
+    from alc_dask.data import EncodedTable
+    from alc_dask.neighbors.nearest import KNearestSearch
+
+    rng = np.random.default_rng(n_cat * 10 + n_cont)
+    copies = rng.integers(0, 300, 40_000)
+    codes = {f"c{j}": np.where(rng.random(40_000) < 0.05, 0, rng.integers(0, 12, 300)[copies]) for j in range(n_cat)}
+    values = {f"x{j}": np.where(rng.random(40_000) < 0.05, np.nan, rng.normal(0, 1, 300)[copies]) for j in range(n_cont)}
+    table = EncodedTable.build("t", codes, values)
+    search = KNearestSearch.of(table.rows(rng.integers(0, 40_000, 300)), table, [*codes, *values], k)
+    q = search.query
+    scanned = k_nearest_rows(*q.arguments(), table.codes, table.values, q.cat_columns, q.cont_columns, k, 3)
+    monkeypatch.setattr(pruning, "k_nearest_rows", lambda *a: pytest.fail("queries left to the scan"))
+    assert_same(k_nearest_pruned(q, table.codes, table.values, k, 3), scanned)
+
+
+def test_the_search_prunes_a_large_block_and_answers_as_the_scan(monkeypatch):
+    """`KNearestSearch.block` takes the sorted search from `PRUNE_FROM` rows and `PRUNE_QUERIES`
+    queries, with the same answer as the scan below them."""
+    from alc_dask.data import EncodedTable
+    from alc_dask.neighbors import nearest
+
+    rng = np.random.default_rng(8)
+    table = EncodedTable.build("t", {f"c{j}": rng.integers(0, 4, 5000) for j in range(4)}, {"x": rng.integers(0, 9, 5000) / 8.0})
+    queries = table.rows(rng.integers(0, 5000, 200))
+    search = nearest.KNearestSearch.of(queries, table, ["c0", "x", "c2", "c3"], 3)
+    calls = []
+    monkeypatch.setattr(nearest, "k_nearest_pruned", lambda *a: calls.append(a) or pruning.k_nearest_pruned(*a))
+    scanned = search.block(table, 11)
+    assert not calls
+    monkeypatch.setattr(pruning, "PRUNE_FROM", 5000)
+    monkeypatch.setattr(pruning, "PRUNE_QUERIES", 200)
+    assert_same(search.block(table, 11), scanned)
+    assert len(calls) == 1

@@ -46,10 +46,17 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from alc_dask.neighbors.row_blocks import BLOCK
+
 FIRST_TILE, TILE = 128, 4096
 """Rows per tile, from the first to the largest (each tile twice the last): the searched columns of
 a tile stay in the cache while every query passes over it, and a query's bound is tightened after
 each tile, so the first tiles are short while the bounds are loose."""
+
+QUERIES_PER_PASS = 64
+"""Queries of a pruned search that meet a block of rows while it is in the cache."""
+GROUP = 32
+"""Blocks of a pruned search whose bounds are tried together first: most groups are skipped whole."""
 
 CHUNK = 64
 """Rows screened together: their mismatch counts fit one 64-bit mask of the rows kept."""
@@ -204,6 +211,137 @@ def _k_nearest_rows(
             if nearest[q, k - 1] < last:  # a row must come below the k-th: at most the double before it
                 limit[q] = largest_sum(np.nextafter(nearest[q, k - 1], -np.inf), n_columns)
         start, size = start + width, min(2 * size, TILE)
+
+
+@numba.njit(nogil=True, cache=True)
+def _k_nearest_sorted(
+    narrow,
+    held,
+    unheld,
+    query_values,
+    query_low,
+    query_span,
+    query_scale,
+    codes,
+    values,
+    cat_columns,
+    cont_columns,
+    limit,
+    counts,
+    rows,
+    sums,
+    query_codes,
+    places,
+    bounds,
+    group_bounds,
+    start_block,
+    in_turn,
+    offset,
+    most_read,
+    nearest,
+    found,
+):
+    """`_k_nearest_rows` on a block sorted so that alike rows are neighbours (``places[p]``: the
+    block's row at place p), cut into blocks of `BLOCK` rows with their ``bounds`` and into groups
+    of `GROUP` blocks with theirs (`alc_dask.neighbors.pruned`). Queries pass `QUERIES_PER_PASS` at a
+    time in the order ``in_turn``; each first reads the block ``start_block`` names (where its own
+    row would sort), then every block whose bound and whose group's bound are not above its k-th
+    distance, each through `survivors` as the scan reads a tile. Rows come in no order, so equal
+    distances are ordered by row here, and the limit keeps them (at most the k-th).
+
+    Returns how many queries (in turn) it answered: it stops after the pass where the rows read
+    exceed the share ``most_read`` of what a scan of those queries reads (the bounds then fail, and
+    the scan is faster)."""
+    n_queries, k, n_rows = narrow.shape[0], nearest.shape[1], places.shape[0]
+    n_columns = cat_columns.shape[0] + cont_columns.shape[0]
+    n_blocks = (n_rows + BLOCK - 1) // BLOCK
+    n_groups = (n_blocks + GROUP - 1) // GROUP
+    read = 0
+    for first in range(0, n_queries, QUERIES_PER_PASS):
+        passed = min(QUERIES_PER_PASS, n_queries - first)
+        for g in range(-1, n_groups):
+            for i in range(passed):
+                q = in_turn[first + i]
+                if g >= 0 and _block_bound(q, g, query_codes, query_values, query_low, query_span, query_scale, group_bounds, n_columns) > nearest[q, k - 1]:
+                    continue
+                low, high = (start_block[q], start_block[q] + 1) if g < 0 else (g * GROUP, min((g + 1) * GROUP, n_blocks))
+                for b in range(low, high):
+                    if g >= 0 and (b == start_block[q] or _block_bound(q, b, query_codes, query_values, query_low, query_span, query_scale, bounds, n_columns) > nearest[q, k - 1]):
+                        continue
+                    start = b * BLOCK
+                    width = min(BLOCK, n_rows - start)
+                    read += width
+                    kept = survivors(
+                        q,
+                        start,
+                        width,
+                        narrow,
+                        held,
+                        unheld,
+                        query_values,
+                        query_low,
+                        query_span,
+                        query_scale,
+                        codes,
+                        values,
+                        cat_columns,
+                        cont_columns,
+                        limit[q],
+                        counts,
+                        rows,
+                        sums,
+                    )
+                    for j in range(kept):
+                        distance = sums[j] / n_columns
+                        row = offset + places[start + rows[j]]
+                        last = nearest[q, k - 1]
+                        if distance < last or (distance == last and row < found[q, k - 1]):
+                            _insert_ordered(nearest[q], found[q], distance, row)
+                    if nearest[q, k - 1] < np.inf:
+                        limit[q] = largest_sum(nearest[q, k - 1], n_columns)
+        if read > most_read * n_rows * (first + passed):
+            return first + passed
+    return n_queries
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _block_bound(q, b, query_codes, query_values, query_low, query_span, query_scale, bounds, n_columns):
+    """No row of block b is nearer to query q than this: per continuous column, the nearer end of
+    the range of the block's present values placed on the query's scale by the operations that place
+    a row's value (1 where it has none), added in column order; then the categorical columns whose
+    code lies outside the block's range. Every operation rounds monotonically, so the bound is at
+    most any row's distance as `survivors` computes it."""
+    code_low, code_high, value_low, value_high, value_missing = bounds
+    mismatches = 0
+    for j in range(query_codes.shape[1]):
+        code = query_codes[q, j]
+        mismatches += code < code_low[b, j] or code > code_high[b, j]
+    total = 0.0
+    for j in range(query_values.shape[1]):
+        x = query_values[q, j]
+        if np.isnan(x):
+            total += 0.0 if value_missing[b, j] else 1.0
+        elif value_low[b, j] > value_high[b, j]:
+            total += 1.0
+        else:
+            low, span, scale = query_low[q, j], query_span[q, j], query_scale[q, j]
+            below = (value_low[b, j] * scale - low) / span - x
+            above = (value_high[b, j] * scale - low) / span - x
+            d = below if below > 0.0 else (-above if above < 0.0 else 0.0)
+            total += d if d < 1.0 else 1.0
+    return (total + mismatches) / n_columns
+
+
+@numba.njit(nogil=True, cache=True)
+def _insert_ordered(distances, rows, distance, row):
+    """Put (distance, row) into the lists sorted by (distance, row), dropping the last."""
+    position = distances.shape[0] - 1
+    while position > 0 and (distances[position - 1] > distance or (distances[position - 1] == distance and rows[position - 1] > row)):
+        distances[position] = distances[position - 1]
+        rows[position] = rows[position - 1]
+        position -= 1
+    distances[position] = distance
+    rows[position] = row
 
 
 @numba.njit(nogil=True, cache=True)

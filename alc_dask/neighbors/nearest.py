@@ -23,6 +23,7 @@ from alc_dask.data import EncodedTable
 from alc_dask.data.partitioned import PartitionedTable
 from alc_dask.neighbors.kernel import k_nearest_rows
 from alc_dask.neighbors.partitioned import SPLIT_EVERY, search_tables
+from alc_dask.neighbors.pruned import k_nearest_pruned, worth_pruning
 from alc_dask.neighbors.query import Query, centred_on_queries
 
 
@@ -49,6 +50,8 @@ class KNearestSearch:
 
     def block(self, block: EncodedTable, start: int) -> tuple[np.ndarray, np.ndarray]:
         q = self.query
+        if worth_pruning(len(q.codes), block.n_rows):
+            return k_nearest_pruned(q, block.codes, block.values, self.k, start)
         return k_nearest_rows(*q.arguments(), block.codes, block.values, q.cat_columns, q.cont_columns, self.k, start)
 
     @staticmethod

@@ -1,6 +1,8 @@
 """Numba kernel of the nearest-rows stack: Gower distances of a batch of queries to a block of rows,
 tile by tile, reduced per query to the minimum and the histogram of a secret's codes there
-(`best_match_histograms`, the best row match) or to the k nearest rows (`k_nearest_rows`).
+(`best_match_histograms`, the best row match) or to the k nearest rows (`k_nearest_rows`); and
+the k nearest rows of a block sorted into blocks with bounds, reading only the blocks the bounds do
+not rule out (`_k_nearest_sorted`, laid out by `alc_dask.neighbors.pruned`).
 
 A row's distance to a query: per continuous column, `|(y * scale - low) / span - x|`, at most 1,
 where `(y * scale - low) / span` places the row's value y on the query's scale of that column and x

@@ -370,6 +370,15 @@ def largest_sum(bound, n_columns):
     return t
 
 
+def merged_k_nearest(*parts):
+    """The k nearest among several blocks' k nearest (distances and rows, each (q, k)), sorted by
+    (distance, row index); pads (inf, -1) stay last, as every real distance is finite."""
+    distances = np.concatenate([d for d, _ in parts], axis=1)
+    rows = np.concatenate([r for _, r in parts], axis=1)
+    order = np.lexsort((rows, distances), axis=1)[:, : parts[0][0].shape[1]]
+    return np.take_along_axis(distances, order, axis=1), np.take_along_axis(rows, order, axis=1)
+
+
 def narrowed(query_codes, codes):
     """The query codes in the block's code type, whether that type holds each of them, and per
     query how many it does not hold (those columns mismatch every row of the block)."""

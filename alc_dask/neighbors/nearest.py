@@ -21,7 +21,7 @@ import numpy as np
 
 from alc_dask.data import EncodedTable
 from alc_dask.data.partitioned import PartitionedTable
-from alc_dask.neighbors.kernel import k_nearest_rows
+from alc_dask.neighbors.kernel import k_nearest_rows, merged_k_nearest
 from alc_dask.neighbors.partitioned import SPLIT_EVERY, search_tables
 from alc_dask.neighbors.pruned import k_nearest_pruned, worth_pruning
 from alc_dask.neighbors.query import Query, centred_on_queries
@@ -54,14 +54,7 @@ class KNearestSearch:
             return k_nearest_pruned(q, block.codes, block.values, self.k, start)
         return k_nearest_rows(*q.arguments(), block.codes, block.values, q.cat_columns, q.cont_columns, self.k, start)
 
-    @staticmethod
-    def combine(*parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """The k nearest among several blocks' k nearest, sorted by (distance, row index); pads
-        (inf, -1) stay last, as every real distance is finite."""
-        distances = np.concatenate([d for d, _ in parts], axis=1)
-        rows = np.concatenate([r for _, r in parts], axis=1)
-        order = np.lexsort((rows, distances), axis=1)[:, : parts[0][0].shape[1]]
-        return np.take_along_axis(distances, order, axis=1), np.take_along_axis(rows, order, axis=1)
+    combine = staticmethod(merged_k_nearest)
 
 
 def k_nearest(

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from alc_dask.neighbors.kernel import GROUP, _k_nearest_sorted, _scratch, k_nearest_rows, narrowed
+from alc_dask.neighbors.kernel import GROUP, _k_nearest_sorted, _scratch, k_nearest_rows, merged_k_nearest, narrowed
 from alc_dask.neighbors.query import Query
 from alc_dask.neighbors.row_blocks import BLOCK, BlockBounds, SortedRows
 
@@ -49,12 +49,10 @@ def worth_pruning(n_queries: int, n_rows: int) -> bool:
 def k_nearest_pruned(query: Query, codes: np.ndarray, values: np.ndarray, k: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
     """As `k_nearest_rows(*query.arguments(), codes, values, query.cat_columns, query.cont_columns,
     k, offset)`: per query the k smallest distances and their rows, sorted by (distance, row)."""
-    from alc_dask.neighbors.nearest import KNearestSearch
-
     searched_codes, searched_values = codes[query.cat_columns], values[query.cont_columns]
     n_rows = codes.shape[1] if codes.shape[0] else values.shape[1]
     parts = [_piece(query, searched_codes[:, s : s + PIECE], searched_values[:, s : s + PIECE], k, offset + s) for s in range(0, n_rows, PIECE)]
-    return KNearestSearch.combine(*parts) if len(parts) > 1 else parts[0]
+    return merged_k_nearest(*parts) if len(parts) > 1 else parts[0]
 
 
 def _piece(query: Query, codes: np.ndarray, values: np.ndarray, k: int, offset: int) -> tuple[np.ndarray, np.ndarray]:

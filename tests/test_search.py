@@ -93,3 +93,22 @@ def test_rows_gathered_from_parts_are_the_rows_of_the_table(release, index):
     gathered, expected = parted.rows(index), table.rows(index)
     np.testing.assert_array_equal(gathered.codes, expected.codes)
     np.testing.assert_array_equal(gathered.values, expected.values)
+
+
+def test_a_block_codes_a_secret_once_for_every_search_of_it(release):
+    """Each batch's search arrives pickled: the secret coded the same way is found by content, and
+    the codes, read-only, are the block's; a secret coded otherwise is coded anew."""
+    import pickle
+    from dataclasses import replace
+
+    from alc_dask.data.encoding import ValuePoints
+    from alc_dask.neighbors.best_match import searched_secret, secret_codes
+
+    block, column = release.anonymized[0], release.column("x2")
+    first = searched_secret(block, column)
+    assert searched_secret(block, pickle.loads(pickle.dumps(column))) is first
+    assert not first.flags.writeable and first.dtype == np.int32
+    np.testing.assert_array_equal(first, secret_codes(block, column))
+    points = replace(column, bins=ValuePoints.of(block.values[block.continuous.index("x2")]))
+    assert searched_secret(block, points) is not first
+    np.testing.assert_array_equal(searched_secret(block, points), secret_codes(block, points))

@@ -82,12 +82,22 @@ def test_partition_size_must_be_positive(release):
 
 @pytest.mark.parametrize(
     "index",
-    [slice(None), slice(100, 450), np.arange(30, 60), np.array([5, 3, 4, 699, 0]), np.array([7]), np.arange(700) % 2 == 0],
-    ids=["all", "slice", "consecutive", "unordered", "one", "mask"],
+    [
+        slice(None),
+        slice(100, 450),
+        np.arange(30, 60),
+        np.array([5, 3, 4, 699, 0]),
+        np.array([7]),
+        np.arange(700) % 2 == 0,
+        np.sort(np.random.default_rng(1).permutation(700)[:350]),
+        np.array([3, 9, 690]),
+    ],
+    ids=["all", "slice", "consecutive", "unordered", "one", "mask", "random-half", "sparse"],
 )
 def test_rows_gathered_from_parts_are_the_rows_of_the_table(release, index):
     """Consecutive rows of a part are asked of it as a slice (a whole table gathered carried every
-    row's index in its graph), others by their indices: the same rows either way."""
+    row's index in its graph), many increasing rows as a bit mask, others by their indices: the same
+    rows either way."""
     table = release.anonymized[0]
     parted = partition_table(table, 64)
     gathered, expected = parted.rows(index), table.rows(index)
@@ -112,3 +122,18 @@ def test_a_block_codes_a_secret_once_for_every_search_of_it(release):
     points = replace(column, bins=ValuePoints.of(block.values[block.continuous.index("x2")]))
     assert searched_secret(block, points) is not first
     np.testing.assert_array_equal(searched_secret(block, points), secret_codes(block, points))
+
+
+def test_rows_asked_of_a_part_travel_in_few_bytes():
+    """A random half of a part's rows as one bit a row (the density-ratio attack's halves of a control
+    of 1e7 rows made a 38 MiB graph of int64 indices); a slice for consecutive rows; few or
+    unordered rows as they are."""
+    from alc_dask.data.partitioned import RowMask, _compact
+
+    half = np.sort(np.random.default_rng(2).permutation(100_000)[:50_000])
+    packed = _compact(half)
+    assert isinstance(packed, RowMask) and packed.bits.nbytes * 30 < half.nbytes
+    np.testing.assert_array_equal(packed.positions(), half)
+    assert _compact(np.arange(5, 90)) == slice(5, 90)
+    for kept in (np.array([3, 9, 90_000]), np.array([9, 3, 4, 5]), np.array([4])):
+        assert _compact(kept) is kept

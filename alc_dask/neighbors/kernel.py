@@ -215,6 +215,39 @@ def _k_nearest_rows(
         start, size = start + width, min(2 * size, TILE)
 
 
+def k_nearest_sorted(
+    query_codes, query_values, query_low, query_span, query_scale, codes, values, places, bounds, group_bounds, start_block, in_turn, k, offset, most_read
+):
+    """The k nearest rows of each query in a sorted block (`_k_nearest_sorted`), and how many
+    queries, in turn, it answered before its bounds failed (the rest are left at inf, -1).
+
+    The queries as for `k_nearest_rows`, their codes and places on the block's searched columns
+    alone; codes (c, n) and values (v, n) those columns of the block in its sorted order, ``places``
+    each place's row; ``bounds`` and ``group_bounds`` per block of `BLOCK` rows and per group of
+    `GROUP` blocks (`alc_dask.neighbors.row_blocks.BlockBounds`); ``start_block`` the block each
+    query reads first; ``in_turn`` the order the queries pass in."""
+    nearest = np.full((query_codes.shape[0], k), np.inf)
+    found = np.full((query_codes.shape[0], k), -1, dtype=np.int64)
+    every = np.arange(codes.shape[0], dtype=np.int64), np.arange(values.shape[0], dtype=np.int64)
+    search = (*narrowed(query_codes, codes), query_values, query_low, query_span, query_scale, codes, values, *every)
+    wide_codes = np.ascontiguousarray(query_codes, dtype=np.int64)
+    answered = _k_nearest_sorted(
+        *search,
+        *_scratch(query_codes.shape[0], codes.shape[0]),
+        wide_codes,
+        places,
+        bounds,
+        group_bounds,
+        start_block,
+        in_turn,
+        offset,
+        most_read,
+        nearest,
+        found,
+    )
+    return nearest, found, answered
+
+
 @numba.njit(nogil=True, cache=True)
 def _k_nearest_sorted(
     narrow,
@@ -268,7 +301,10 @@ def _k_nearest_sorted(
                     continue
                 low, high = (start_block[q], start_block[q] + 1) if g < 0 else (g * GROUP, min((g + 1) * GROUP, n_blocks))
                 for b in range(low, high):
-                    if g >= 0 and (b == start_block[q] or _block_bound(q, b, query_codes, query_values, query_low, query_span, query_scale, bounds, n_columns) > nearest[q, k - 1]):
+                    if g >= 0 and (
+                        b == start_block[q]
+                        or _block_bound(q, b, query_codes, query_values, query_low, query_span, query_scale, bounds, n_columns) > nearest[q, k - 1]
+                    ):
                         continue
                     start = b * BLOCK
                     width = min(BLOCK, n_rows - start)

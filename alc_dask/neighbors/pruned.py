@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from alc_dask.neighbors.kernel import GROUP, _k_nearest_sorted, _scratch, k_nearest_rows, merged_k_nearest, narrowed
+from alc_dask.neighbors.kernel import GROUP, k_nearest_rows, k_nearest_sorted, merged_k_nearest
 from alc_dask.neighbors.query import Query
 from alc_dask.neighbors.row_blocks import BLOCK, BlockBounds, SortedRows
 
@@ -57,39 +57,20 @@ def k_nearest_pruned(query: Query, codes: np.ndarray, values: np.ndarray, k: int
 
 def _piece(query: Query, codes: np.ndarray, values: np.ndarray, k: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
     """The k nearest among ``codes`` and ``values`` (the searched columns only, in the query's order)."""
-    query_codes = np.ascontiguousarray(query.codes, dtype=np.int64)
     with np.errstate(over="ignore", invalid="ignore"):  # values near ±1.8e308 overflow their levels: the order alone changes
         rows = SortedRows.of(codes, values, _disagreement(codes))
-        raw = query.low / query.scale  # the queries' own values: their scales are centred on them
-        query_keys = rows.key_of.keys(query_codes.T, raw.T)
+        raw = query.low / query.scale  # the queries' own values: a k-nearest search centres their scales on them
+        query_keys = rows.key_of.keys(query.codes.T, raw.T)
         sorted_keys = rows.key_of.keys(rows.codes, rows.values)
     in_turn = np.argsort(query_keys)  # alike queries pass together
     start_block = np.minimum(np.searchsorted(sorted_keys, query_keys) // BLOCK, (sorted_keys.size - 1) // BLOCK)
     bounds = BlockBounds.of(rows.codes, rows.values)
-    nearest = np.full((query_codes.shape[0], k), np.inf)
-    found = np.full((query_codes.shape[0], k), -1, dtype=np.int64)
-    every = np.arange(codes.shape[0], dtype=np.int64), np.arange(values.shape[0], dtype=np.int64)
-    answered = _k_nearest_sorted(
-        *narrowed(query.codes, rows.codes),
-        *query.arguments()[1:],
-        rows.codes,
-        rows.values,
-        *every,
-        *_scratch(query_codes.shape[0], codes.shape[0]),
-        query_codes,
-        rows.rows,
-        bounds,
-        _grouped(bounds),
-        start_block,
-        in_turn,
-        offset,
-        MOST_READ,
-        nearest,
-        found,
-    )
+    layout = (rows.codes, rows.values, rows.rows, bounds, _grouped(bounds), start_block, in_turn)
+    nearest, found, answered = k_nearest_sorted(*query.arguments(), *layout, k, offset, MOST_READ)
     rest = in_turn[answered:]
     if rest.size:  # the bounds fail on these rows: the scan is faster
         asked = [np.ascontiguousarray(a[rest]) for a in query.arguments()]
+        every = np.arange(codes.shape[0], dtype=np.int64), np.arange(values.shape[0], dtype=np.int64)
         nearest[rest], found[rest] = k_nearest_rows(*asked, np.ascontiguousarray(codes), np.ascontiguousarray(values), *every, k, offset)
     return nearest, found
 

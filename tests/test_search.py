@@ -112,16 +112,19 @@ def test_a_block_codes_a_secret_once_for_every_search_of_it(release):
     from dataclasses import replace
 
     from alc_dask.data.encoding import ValuePoints
-    from alc_dask.neighbors.best_match import searched_secret, secret_codes
+    from alc_dask.neighbors.best_match import searched_secret, secret_codes, secret_key
+
+    def searched(block, column):
+        return searched_secret(block, column, secret_key(column))
 
     block, column = release.anonymized[0], release.column("x2")
-    first = searched_secret(block, column)
-    assert searched_secret(block, pickle.loads(pickle.dumps(column))) is first
+    first = searched(block, column)
+    assert searched(block, pickle.loads(pickle.dumps(column))) is first
     assert not first.flags.writeable and first.dtype == np.int32
     np.testing.assert_array_equal(first, secret_codes(block, column))
     points = replace(column, bins=ValuePoints.of(block.values[block.continuous.index("x2")]))
-    assert searched_secret(block, points) is not first
-    np.testing.assert_array_equal(searched_secret(block, points), secret_codes(block, points))
+    assert searched(block, points) is not first
+    np.testing.assert_array_equal(searched(block, points), secret_codes(block, points))
 
 
 def test_rows_asked_of_a_part_travel_in_few_bytes():

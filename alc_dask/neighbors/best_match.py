@@ -17,6 +17,7 @@ import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -64,9 +65,20 @@ class BestMatchSearch:
     def block(self, block: EncodedTable, start: int) -> Matches:
         q = self.query
         distance, histogram = best_match_histograms(
-            *q.arguments(), block.codes, block.values, q.cat_columns, q.cont_columns, searched_secret(block, self.secret), self.secret.secret_codes.n_codes
+            *q.arguments(),
+            block.codes,
+            block.values,
+            q.cat_columns,
+            q.cont_columns,
+            searched_secret(block, self.secret, self.secret_key),
+            self.secret.secret_codes.n_codes,
         )
         return Matches(distance, histogram)
+
+    @cached_property
+    def secret_key(self) -> bytes:
+        """`secret_key` of the secret, once per search rather than once per block."""
+        return secret_key(self.secret)
 
     @staticmethod
     def combine(*partials: Matches) -> Matches:
@@ -95,13 +107,17 @@ _SEARCHED_SECRETS: weakref.WeakKeyDictionary[EncodedTable, dict[bytes, np.ndarra
 _SEARCHED_SECRETS_LOCK = threading.Lock()
 
 
-def searched_secret(block: EncodedTable, secret: Column) -> np.ndarray:
+def secret_key(secret: Column) -> bytes:
+    """What `searched_secret` finds a secret's codes by: its name and how it is coded, by content, as
+    every batch's search arrives pickled."""
+    return hashlib.blake2b(pickle.dumps((secret.name, secret.kind, secret.secret_codes)), digest_size=16).digest()
+
+
+def searched_secret(block: EncodedTable, secret: Column, key: bytes) -> np.ndarray:
     """`secret_codes` of `block` as the kernel takes them (int32, contiguous), kept while the block
-    lives: a scenario searches every block once per batch of 50 targets, and coding a continuous
-    secret's values anew each time (a search among up to 4 096 points per row) was a tenth of the
-    ALC's work on a release of 3e6 rows. The same secret coded the same way is found by content,
-    as every batch's search arrives pickled."""
-    key = hashlib.blake2b(pickle.dumps((secret.name, secret.kind, secret.secret_codes)), digest_size=16).digest()
+    lives under the secret's ``key`` (`secret_key`): a scenario searches every block once per batch
+    of 50 targets, and coding a continuous secret's values anew each time (a search among up to
+    4 096 points per row) was a tenth of the ALC's work on a release of 3e6 rows."""
     with _SEARCHED_SECRETS_LOCK:
         found = _SEARCHED_SECRETS.setdefault(block, {}).get(key)
     if found is None:

@@ -60,7 +60,7 @@ def scale(rows: int, workers: int, malloc: str = "alc_dask") -> dict:
 
     from alc_dask.data import Release
     from alc_dask.data.partitioned import partition
-    from alc_dask.engine.clients import WORKER_ENVIRONMENT
+    from alc_dask.engine.worker_server import WORKER_ENVIRONMENT
     from alc_dask.families.special_uniques.family import SpecialUniques
     from alc_dask.families.special_uniques.keys import KeySpace
     from alc_dask.families.special_uniques.search import counts_of, summary_of

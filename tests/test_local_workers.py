@@ -1,12 +1,17 @@
 """The workers of the local cluster alc_dask starts keep glibc's adaptive malloc thresholds: distributed's
 nanny would set MALLOC_TRIM_THRESHOLD_, which made the pandas work of the disclosure and SUDA searches
 2-3 times slower in a worker than in one process (benchmarks/RESULTS-suda.md). Without a dashboard
-they do not run distributed's profiler, which samples their stacks for the dashboard alone."""
+they do not run distributed's profiler, which samples their stacks for the dashboard alone. Where
+the platform has one, they are forked from a server that imported what they run, in the
+environment a spawned worker would have."""
 
 import os
+import subprocess
+import sys
 
 import dask
 import distributed  # noqa: F401 - loads distributed's configuration
+import pytest
 
 
 def _trim_threshold():
@@ -36,3 +41,37 @@ def test_local_workers_profile_only_for_a_dashboard():
     with connect(workers=1, dashboard="127.0.0.1:0") as client:
         assert list(client.run(_profiling).values()) == [True]
     assert dask.config.get("distributed.worker.profile.enabled") is True  # the setting is the cluster's, not this process's
+
+
+def _worker_state():
+    return {
+        "parent": os.getppid(),
+        "imported": "sklearn.ensemble" in sys.modules and "alc_dask.families.alc.family" in sys.modules,
+        "threads": os.environ.get("OMP_NUM_THREADS"),
+        "hash": hash("alc_dask"),
+        "marker": os.environ.get("ALC_DASK_TEST_MARKER"),
+    }
+
+
+def test_local_workers_are_forked_from_a_server_that_imported_what_they_run(monkeypatch):
+    """A spawned worker imported scikit-learn and the families at its first scenario (1.5 s of CPU
+    each); a forked one has them before any task. It sees the variables this process set after the
+    server started (an object store's address, say), and the nanny's own (one OpenMP thread, its
+    hash seed) from the server."""
+    from alc_dask.engine import worker_server
+    from alc_dask.engine.cluster import connect
+
+    if not worker_server.start():
+        pytest.skip("this platform has no fork server: workers are spawned")
+    monkeypatch.setenv("ALC_DASK_TEST_MARKER", "set after the server started")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)  # one set here would win, as for a spawned worker
+    with connect(workers=2) as client:
+        seen = list(client.run(_worker_state).values())
+    nanny_hash = subprocess.run(
+        [sys.executable, "-c", "print(hash('alc_dask'))"], env={**os.environ, "PYTHONHASHSEED": worker_server.HASH_SEED}, capture_output=True, text=True
+    )
+    assert all(state["parent"] != os.getpid() for state in seen)  # not children of this process: forks of the server
+    assert all(state["imported"] for state in seen)
+    assert [state["threads"] for state in seen] == ["1", "1"]
+    assert [state["hash"] for state in seen] == [int(nanny_hash.stdout)] * 2
+    assert [state["marker"] for state in seen] == ["set after the server started"] * 2

@@ -19,13 +19,7 @@ from distributed.security import Security
 
 from alc_dask.engine.addresses import CONNECT_TIMEOUT, WORKERS_TIMEOUT, EngineError, scheduler_address
 from alc_dask.engine.progress import say
-
-WORKER_ENVIRONMENT = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
-"""Workers keep glibc's own malloc thresholds: distributed's nanny sets ``MALLOC_TRIM_THRESHOLD_``
-(65536) in each worker's environment, which also fixes glibc's otherwise adaptive mmap threshold,
-so that every array beyond 128 KiB is mapped and unmapped afresh; pandas and NumPy work of many
-mid-sized arrays (group-by counts, SUDA's searches) then ran 2-3 times slower in a worker than in
-one process (docs/concepts/disclosure-at-scale.md). None removes the variable from the nanny's."""
+from alc_dask.engine.worker_server import worker_environment, worker_settings
 
 UNPROFILED = {"distributed.worker.profile.enabled": False}
 """Workers of a local cluster without a dashboard do not sample their own stacks: distributed's
@@ -54,7 +48,7 @@ def _started_local_cluster(workers: int, dashboard: str | None) -> LocalCluster:
     cannot start is an ``EngineError`` (exit 5) naming why, never an internal error."""
     for attempt in range(1, START_ATTEMPTS + 1):
         try:
-            settings = WORKER_ENVIRONMENT if dashboard else {**WORKER_ENVIRONMENT, **UNPROFILED}
+            settings = worker_settings() if dashboard else {**worker_settings(), **UNPROFILED}
             with dask.config.set(settings):  # read by each nanny as it is made; a nanny restarting its worker keeps it
                 return LocalCluster(
                     n_workers=workers,
@@ -65,6 +59,7 @@ def _started_local_cluster(workers: int, dashboard: str | None) -> LocalCluster:
                     # a random local port never collides with another cluster's dashboard.
                     scheduler_kwargs={} if dashboard else {"dashboard_address": "127.0.0.1:0"},
                     silence_logs=logging.ERROR,
+                    env=worker_environment(),
                 )
         except (TimeoutError, RuntimeError, OSError) as error:
             reason = f"{type(error).__name__}: {error}".rstrip(": ")

@@ -7,14 +7,15 @@ starts it: ``python -c 'from alc_dask.cli import main; main()' check ...``), ``-
 alternating: this checkout, BEFORE (another checkout of the project, e.g. a ``git worktree`` of an
 earlier commit) and this checkout with no bytecode (``PYTHONPYCACHEPREFIX`` an empty folder, as a
 venv installed without compiling its bytecode runs where ``PYTHONDONTWRITEBYTECODE`` is set); the
-median of each and their ratios.
+median of each and their ratios, and the median CPU seconds of the command and its processes.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_check.py [--rows 30000] [--workers 2]
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_check.py --rows 2000 --side-by-side /tmp/before --runs 5
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_check.py --rows 10000000 --columns 10 --control-rows 10000000
 
 The last is the issue's check at scale: three tables of 1e7 rows and 10 columns. The peak memory
-printed is this process's and its workers' resident memory, sampled every half second.
+printed is this process's and its workers' proportional set size (``PeakMemory``), sampled every
+half second.
 """
 
 import argparse
@@ -67,8 +68,11 @@ def write_tables(rows: int, folder: Path, columns: int = 15, control_rows: int |
 
 
 class PeakMemory:
-    """The largest resident memory of this process, and of it and its children (the local
-    cluster's workers) together, sampled every half second from a thread while the check runs."""
+    """The largest memory of this process, and of it and every process under it (the local
+    cluster's workers, and the fork server they are forked from) together, sampled every half
+    second from a thread while the check runs. Proportional set sizes: a page shared by the fork
+    server and its workers counts once, shared out among them (resident sizes would count it in
+    each: 726 MiB for an idle local cluster of 2 workers whose processes use 345 MiB)."""
 
     def __init__(self):
         self.own = self.tree = 0
@@ -77,11 +81,11 @@ class PeakMemory:
     def _sample(self) -> None:
         me = psutil.Process()
         while True:
-            own = me.memory_info().rss
+            own = me.memory_full_info().pss
             children = 0
             for child in me.children(recursive=True):
                 try:
-                    children += child.memory_info().rss
+                    children += child.memory_full_info().pss
                 except psutil.Error:  # a worker gone between listing and reading
                     pass
             self.own, self.tree = max(self.own, own), max(self.tree, own + children)
@@ -92,6 +96,24 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMAND = "import sys; from alc_dask.cli import main; sys.argv[0] = 'alc-dask'; sys.exit(main())"
 
 
+def tree_cpu_seconds(process: subprocess.Popen) -> float:
+    """The CPU seconds of ``process`` and of every process under it, until it ends: each one's as
+    last seen, sampled every 50 ms (a local cluster's workers may be children of a fork server,
+    whose times would not reach this process's own account of its children)."""
+    root = psutil.Process(process.pid)
+    seen: dict[int, float] = {}
+    while process.poll() is None:
+        try:
+            for member in [root, *root.children(recursive=True)]:
+                times = member.cpu_times()
+                seen[member.pid] = times.user + times.system
+        except psutil.Error:  # a process gone between listing and reading
+            pass
+        time.sleep(0.05)
+    process.wait()
+    return sum(seen.values())
+
+
 def side_by_side(paths: dict[str, Path], folder: Path, before: Path, runs: int, workers: int) -> None:
     """Median seconds of the ``check`` command of this checkout, of ``before`` and of this checkout without bytecode, alternating."""
     empty = folder / "no-bytecode"
@@ -99,6 +121,7 @@ def side_by_side(paths: dict[str, Path], folder: Path, before: Path, runs: int, 
     variants = {"after": (ROOT, {}), "before": (before, {}), "after, no bytecode": (ROOT, {"PYTHONPYCACHEPREFIX": str(empty)})}
     checked = [str(paths["original"]), str(paths["release"]), "--control", str(paths["control"]), "--workers", str(workers)]
     seconds: dict[str, list[float]] = {name: [] for name in variants}
+    cpu: dict[str, list[float]] = {name: [] for name in variants}
     for run in range(runs):
         for index, (name, (checkout, extra)) in enumerate(variants.items()):
             environment = {**os.environ, "PYTHONPATH": str(checkout), **extra}
@@ -112,14 +135,17 @@ def side_by_side(paths: dict[str, Path], folder: Path, before: Path, runs: int, 
                 "--out",
                 str(folder / f"out-{run}-{index}"),
             ]  # a folder each: a finished one would be resumed
-            started = time.perf_counter()
-            done = subprocess.run(command, env=environment, capture_output=True, text=True)
-            seconds[name].append(time.perf_counter() - started)
-            if done.returncode not in (0, 4):
-                raise SystemExit(f"{name}: check exited {done.returncode}:\n{done.stderr[-2000:]}")
+            with tempfile.TemporaryFile("w+") as errors:  # a file, not a pipe: nothing blocks on a full pipe while the tree is sampled
+                started = time.perf_counter()
+                command_run = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=errors, text=True)
+                cpu[name].append(tree_cpu_seconds(command_run))
+                seconds[name].append(time.perf_counter() - started)
+                if command_run.returncode not in (0, 4):
+                    errors.seek(0)
+                    raise SystemExit(f"{name}: check exited {command_run.returncode}:\n{errors.read()[-2000:]}")
     medians = {name: statistics.median(values) for name, values in seconds.items()}
     for name, values in seconds.items():
-        print(f"  {name:<20} median {medians[name]:6.2f} s  ({', '.join(f'{v:.2f}' for v in values)})")
+        print(f"  {name:<20} median {medians[name]:6.2f} s, CPU {statistics.median(cpu[name]):5.2f} s  ({', '.join(f'{v:.2f}' for v in values)})")
     print(f"  before / after {medians['before'] / medians['after']:.2f}x; no bytecode / after {medians['after, no bytecode'] / medians['after']:.2f}x")
 
 
@@ -150,7 +176,7 @@ def main() -> None:
         print(
             f"check on {args.rows} rows x {columns} columns with a control of {control_rows}, {args.workers} workers: "
             f"{checked:.1f} s to results and report ({run.seconds:.1f} s in the engine); "
-            f"peak memory {peak.tree / 2**30:.2f} GiB for this process and its workers ({peak.own / 2**30:.2f} GiB this process)"
+            f"peak memory (PSS) {peak.tree / 2**30:.2f} GiB for this process and its workers ({peak.own / 2**30:.2f} GiB this process)"
         )
         for family, seconds in sorted(run.seconds_per_family.items(), key=lambda pair: -pair[1]):
             rows = run.scores[run.scores["family"] == family]

@@ -2,7 +2,7 @@
 nanny would set MALLOC_TRIM_THRESHOLD_, which made the pandas work of the disclosure and SUDA searches
 2-3 times slower in a worker than in one process (benchmarks/RESULTS-suda.md). Without a dashboard
 they do not run distributed's profiler, which samples their stacks for the dashboard alone. Where
-the platform has one, they are forked from a server that imported what they run, in the
+on Linux, they are forked from a server that imported what they run, in the
 environment a spawned worker would have."""
 
 import os
@@ -62,7 +62,7 @@ def test_local_workers_are_forked_from_a_server_that_imported_what_they_run(monk
     from alc_dask.engine.cluster import connect
 
     if not worker_server.start():
-        pytest.skip("this platform has no fork server: workers are spawned")
+        pytest.skip("workers are forked on Linux only: spawned here")
     monkeypatch.setenv("ALC_DASK_TEST_MARKER", "set after the server started")
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)  # one set here would win, as for a spawned worker
     with connect(workers=2) as client:

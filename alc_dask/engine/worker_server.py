@@ -2,10 +2,11 @@
 
 A worker process spawned afresh starts Python, imports distributed, and at its first scenario
 scikit-learn, Numba and the families: in a check of 2 000 rows on 2 cores half of each worker's
-samples were imports (py-spy), about 1.5 s of CPU a worker. multiprocessing's fork server imports
-them once, in a process of its own started by ``start``; every local worker is then a fork of it,
-ready at once (a worker restarted by its nanny is spawned, as before). A command calls ``start`` as soon as it
-knows it will start a local cluster, so that the server imports while the command reads its inputs.
+samples were imports (py-spy), about 1.5 s of CPU a worker. On Linux, multiprocessing's fork
+server imports them once, in a process of its own started by ``start``; every local worker is then
+a fork of it, ready at once (a worker restarted by its nanny is spawned, as before). A command
+calls ``start`` as soon as it knows it will start a local cluster, so that the server imports
+while the command reads its inputs.
 
 The server is started with the environment distributed's nanny would give a spawned worker
 (``distributed.nanny.pre-spawn-environ``: one BLAS and OpenMP thread, and ``WORKER_ENVIRONMENT``),
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
 
 import dask
@@ -62,13 +64,13 @@ _lock = threading.Lock()
 
 
 def start() -> bool:
-    """Start this process's fork server of local workers, once; False where the platform has none
-    (the workers are then spawned). Returns at once: the server imports ``WORKER_MODULES`` in the
-    background, and the first worker forked waits for it."""
+    """Start this process's fork server of local workers, once; False but on Linux, where workers
+    are spawned (macOS's system libraries are not safe in a process forked without exec). Returns
+    at once: the server imports ``WORKER_MODULES`` in the background; the first fork waits for it."""
     global _started
     with _lock:
         if _started is None:
-            _started = "forkserver" in multiprocessing.get_all_start_methods()
+            _started = sys.platform.startswith("linux") and "forkserver" in multiprocessing.get_all_start_methods()
             if _started:
                 _start_server()
         return _started

@@ -49,7 +49,7 @@ def _started_local_cluster(workers: int, dashboard: str | None) -> LocalCluster:
     for attempt in range(1, START_ATTEMPTS + 1):
         try:
             settings = worker_settings() if dashboard else {**worker_settings(), **UNPROFILED}
-            with dask.config.set(settings):  # read by each nanny as it is made; a nanny restarting its worker keeps it
+            with dask.config.set(settings):  # read as each nanny is made: a worker it restarts keeps the environment, and is spawned
                 return LocalCluster(
                     n_workers=workers,
                     threads_per_worker=1,

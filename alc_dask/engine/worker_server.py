@@ -96,9 +96,8 @@ def _start_server() -> None:
 
     with dask.config.set(WORKER_ENVIRONMENT):
         wanted = dict(dask.config.get(PRE_SPAWN))  # a copy: the dict itself is restored as the settings end
-    changes = {
-        name: None if value is None else os.environ.get(name, str(value)) for name, value in wanted.items()
-    }  # as the nanny reads them: a variable set wins
+    # As the nanny reads them: a variable already set here wins; None removes one.
+    changes = {name: None if value is None else os.environ.get(name, str(value)) for name, value in wanted.items()}
     if os.environ.get("PYTHONHASHSEED") in (None, "0"):
         changes["PYTHONHASHSEED"] = HASH_SEED
     saved = {name: os.environ.get(name) for name in changes}

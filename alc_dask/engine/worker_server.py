@@ -10,7 +10,9 @@ while the command reads its inputs.
 
 The server is started with the environment distributed's nanny would give a spawned worker
 (``distributed.nanny.pre-spawn-environ``: one BLAS and OpenMP thread, and ``WORKER_ENVIRONMENT``),
-since a forked worker inherits the server's, not the one the nanny sets in this process.
+since a forked worker inherits the server's, not the one the nanny sets in this process. It is this
+process's multiprocessing fork server: a program that also starts processes by the "forkserver"
+method (Python's default on Linux from 3.14) gets this one, these modules and this environment.
 """
 
 from __future__ import annotations

@@ -25,6 +25,9 @@ TOP_EVIDENCE = 3
 @dashboard_option(DASHBOARD_HELP + ".")
 def demo(out: Path, rows: int, seed: int, workers: int | None, dashboard: bool | str) -> None:
     """Attack a weakly and a strongly anonymized synthetic release, and a 5-anonymous one, on a local cluster and report."""
+    from alc_dask.engine.worker_server import start as start_worker_server
+
+    start_worker_server()  # first: the local workers' imports are made while the demo makes its releases
     from alc_dask.apps.demo import run_demo
     from alc_dask.verdict import read_verdict, verdict_lines
 

@@ -6,7 +6,7 @@ samples were imports (py-spy), about 1.5 s of CPU a worker. On Linux, multiproce
 server imports them once, in a process of its own started by ``start``; every local worker is then
 a fork of it, ready at once (a worker restarted by its nanny is spawned, as before). A command
 calls ``start`` as soon as it knows it will start a local cluster, so that the server imports
-while the command reads its inputs.
+while the command reads its inputs (``check``, ``evaluate``) or makes them (``demo``).
 
 The server is started with the environment distributed's nanny would give a spawned worker
 (``distributed.nanny.pre-spawn-environ``: one BLAS and OpenMP thread, and ``WORKER_ENVIRONMENT``),

@@ -88,18 +88,15 @@ def worker_environment() -> dict[str, str]:
     set in the worker as it starts): a forked worker inherits the server's, from when it started,
     so a variable set since (an object store's address, say) would not reach it. The variables
     the nanny sets before a start (``PRE_SPAWN``) are the server's own, left out."""
-    with dask.config.set(WORKER_ENVIRONMENT):
-        before_start = set(dask.config.get(PRE_SPAWN)) | {"PYTHONHASHSEED"}
+    before_start = set(_pre_spawn()) | {"PYTHONHASHSEED"}
     return {name: value for name, value in os.environ.items() if name not in before_start}
 
 
 def _start_server() -> None:
     from multiprocessing import forkserver
 
-    with dask.config.set(WORKER_ENVIRONMENT):
-        wanted = dict(dask.config.get(PRE_SPAWN))  # a copy: the dict itself is restored as the settings end
     # As the nanny reads them: a variable already set here wins; None removes one.
-    changes = {name: None if value is None else os.environ.get(name, str(value)) for name, value in wanted.items()}
+    changes = {name: None if value is None else os.environ.get(name, str(value)) for name, value in _pre_spawn().items()}
     if os.environ.get("PYTHONHASHSEED") in (None, "0"):
         changes["PYTHONHASHSEED"] = HASH_SEED
     saved = {name: os.environ.get(name) for name in changes}
@@ -109,6 +106,12 @@ def _start_server() -> None:
         forkserver.ensure_running()  # the server inherits this environment
     finally:
         _set(saved)
+
+
+def _pre_spawn() -> dict:
+    """The variables the nanny sets before starting a worker (``PRE_SPAWN``, with ``WORKER_ENVIRONMENT``)."""
+    with dask.config.set(WORKER_ENVIRONMENT):
+        return dict(dask.config.get(PRE_SPAWN))  # a copy: the dict itself is restored as the settings end
 
 
 def _set(variables: dict[str, str | None]) -> None:

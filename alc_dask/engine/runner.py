@@ -6,7 +6,7 @@ import hashlib
 import json
 import logging
 import os
-from collections import deque
+from collections import Counter, deque
 from pathlib import Path
 
 import pandas as pd
@@ -159,7 +159,8 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
 
     def submit_next() -> None:
         if waiting:
-            running.add(tasks.submit(waiting.take(sizing.size(len(waiting)))))
+            worker = tasks.least_busy()
+            running.add(tasks.submit(waiting.take(sizing.size(len(waiting)), worker), worker))
 
     for _ in range((TASKS_PER_THREAD_PARTITIONED if release.partitioned else TASKS_PER_THREAD) * threads):
         submit_next()
@@ -167,6 +168,7 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
     try:
         for finished in running.batches():
             for future, result in finished:
+                tasks.ended(future)
                 if future.status == "finished":
                     outcomes = result
                 elif again := tasks.retry(future):
@@ -190,28 +192,26 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
 
 
 class Backlog:
-    """The scenarios not yet submitted, queued by the worker each prefers (``ScenarioTasks.preferred_worker``),
-    so that a batch holds the scenarios of one preference: a batch runs on one worker, and a scenario
-    batched with another worker's would redo there the work remembered on its own (a weak release's
-    ML baselines, trained for the strong release of the same original). Queues take turns, one
-    batch each."""
+    """The scenarios not yet submitted, queued by the worker each prefers (``ScenarioTasks.preferred_worker``).
+
+    A worker with room takes a batch of its own queue, where the work its scenarios share is
+    remembered (a weak release's ML baselines, trained for the strong release of the same original);
+    with its queue empty, of the scenarios no worker prefers; with none of those either, of the
+    longest queue of another worker: those scenarios redo the shared work here rather than wait
+    behind a busy worker while this one idles. A batch holds the scenarios of one queue."""
 
     def __init__(self, scenarios: list[Scenario], preferred_worker):
-        self._queues: dict[str | None, deque[Scenario]] = {}
+        self._queues: dict[str | None, deque[Scenario]] = {None: deque()}
         for scenario in scenarios:
             self._queues.setdefault(preferred_worker(scenario), deque()).append(scenario)
-        self._turns = deque(self._queues)
         self._left = len(scenarios)
 
     def __len__(self) -> int:
         return self._left
 
-    def take(self, most: int) -> list[Scenario]:
-        """Up to ``most`` scenarios of the next queue in turn."""
-        while not self._queues[self._turns[0]]:
-            self._turns.popleft()
-        queue = self._queues[self._turns[0]]
-        self._turns.rotate(-1)
+    def take(self, most: int, worker: str | None) -> list[Scenario]:
+        """Up to ``most`` scenarios for ``worker``: of its own queue, else of no worker's, else of the longest."""
+        queue = self._queues.get(worker) or self._queues[None] or max(self._queues.values(), key=len)
         batch = [queue.popleft() for _ in range(min(most, len(queue)))]
         self._left -= len(batch)
         return batch
@@ -227,8 +227,11 @@ def _results_cut_off(record: logging.LogRecord) -> bool:
     return not isinstance(error, CommClosedError | StreamClosedError)
 
 
-TASKS_PER_THREAD = 4
-"""Tasks in flight per worker thread on a copied release: one running, the next ones already there."""
+TASKS_PER_THREAD = 2
+"""Tasks in flight per worker thread on a copied release: one running, the next already there (a
+task is about ``BatchSizing.TASK_SECONDS`` of work, far more than a round trip to the scheduler).
+Deeper queues only wait behind a worker that turned out slower: at 4, a 2 000-row check's last
+second was one worker's queued scenarios while the other idled."""
 TASKS_PER_THREAD_PARTITIONED = 2
 """On a release kept on the workers each scenario's searches are tasks of their own, so two per
 thread let one scenario's search run while another trains its baseline."""
@@ -286,30 +289,46 @@ class ScenarioTasks:
         self.submitted: dict[str, tuple[list[Scenario], int]] = {}
         self.futures = []
         self.shared = self._scatter()
-        self.workers = sorted(client.nthreads())
+        self.threads = client.nthreads()
+        self.workers = sorted(self.threads)
+        self._in_flight: Counter[str | None] = Counter()
+        self._worker_of: dict[str, str | None] = {}
 
-    def submit(self, batch: list[Scenario], attempt: int = 0):
-        key = f"scenarios-{self.token}-{len(self.futures)}"
-        preferred = self.preferred_worker(batch[0])  # a batch holds the scenarios of one preference (``Backlog``)
-        workers = None if preferred is None else [preferred]
-        future = self.client.submit(run_scenarios, *self.shared, batch, key=key, workers=workers, allow_other_workers=preferred is not None)
+    def least_busy(self) -> str | None:
+        """The worker with the fewest of this fan-out's tasks in flight per thread (None: no worker yet)."""
+        return min(self.workers, key=lambda worker: self._in_flight[worker] / self.threads[worker], default=None)
+
+    def submit(self, batch: list[Scenario], worker: str | None, attempt: int = 0):
+        """Send ``batch`` to ``worker`` (a preference: the scheduler runs it elsewhere if that worker
+        is gone). Keys name the family, so the scheduler learns each family's task durations."""
+        key = f"scenarios-{''.join(filter(str.isalpha, batch[0].family.name))}-{self.token}-{len(self.futures)}"
+        workers = None if worker is None else [worker]
+        future = self.client.submit(run_scenarios, *self.shared, batch, key=key, workers=workers, allow_other_workers=worker is not None)
         self.submitted[key] = (batch, attempt)
+        self._worker_of[key] = worker
+        self._in_flight[worker] += 1
         self.futures.append(future)
         return future
+
+    def ended(self, future) -> None:
+        """``future`` finished, failed or was cancelled: its worker has room again."""
+        self._in_flight[self._worker_of.pop(future.key)] -= 1
 
     def batch_of(self, future) -> list[Scenario]:
         return self.submitted[future.key][0]
 
     def retry(self, future) -> list:
-        """New tasks for a cancelled or failed batch (none when it is given up)."""
+        """New tasks for a cancelled or failed batch (none when it is given up), for no worker in
+        particular: the scheduler then hands them out one at a time (tasks sent to a worker all wait
+        there, and all fail with it if one of them takes it down again)."""
         batch, attempt = self.submitted[future.key]
         if future.cancelled():
             if attempt >= self.RESUBMITS:
                 return []
             if any(shared.status != "finished" for shared in self.shared):
                 self.shared = self._scatter()
-            return [self.submit(batch, attempt + 1)]
-        return [self.submit([scenario], attempt) for scenario in batch] if len(batch) > 1 else []
+            return [self.submit(batch, None, attempt + 1)]
+        return [self.submit([scenario], None, attempt) for scenario in batch] if len(batch) > 1 else []
 
     def failure(self, future) -> str:
         """Why a batch given up by ``retry`` failed."""
@@ -323,7 +342,8 @@ class ScenarioTasks:
 
     def preferred_worker(self, scenario: Scenario) -> str | None:
         """The worker that runs every scenario with the same reusable work (``shared_work``): a
-        preference the scheduler drops for a worker gone or busy (work stealing), never a requirement."""
+        preference, never a requirement (``Backlog`` gives such scenarios to a worker that would
+        otherwise idle, the scheduler to another worker when this one is gone)."""
         work = scenario.family.shared_work(scenario.seed)
         if work is None or self.release.partitioned or not self.workers:
             return None

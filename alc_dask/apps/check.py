@@ -225,6 +225,7 @@ def run_check(
     ``wait``: if another run is writing ``output``, wait for it to end (else ``FolderBusy``)."""
     from alc_dask.apps.staging import engine_inputs
     from alc_dask.engine import OnDemandClient, run_job
+    from alc_dask.families.presentation import warm_up
     from alc_dask.jobs import validate_job
     from alc_dask.report import summarize, write_report
     from alc_dask.report.exposure import exposure_of_results
@@ -236,6 +237,7 @@ def run_check(
     entries = battery_entries(typed["original"], typed["release"], inputs.control is not None, families, secrets, known)
     started = time.perf_counter()
     with ExitStack() as engine, ThreadPoolExecutor(1, thread_name_prefix="alc-dask-aside") as aside:
+        aside.submit(warm_up)  # while a local cluster starts: this process waits for its workers then
         cluster = engine.enter_context(OnDemandClient(None, scheduler, workers))
         paths = engine.enter_context(engine_inputs(inputs, output, shared=cluster.elsewhere))
         job = battery_job(paths["original"], paths["release"], paths["control"], str(output.resolve()), entries, seed, inputs.kinds, release_label(inputs))

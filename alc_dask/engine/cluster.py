@@ -67,6 +67,13 @@ def current_client() -> Client | None:
         return None
 
 
+def starts_local_cluster(scheduler: str | None, workers: int | None) -> bool:
+    """Whether ``OnDemandClient(None, scheduler, workers)`` would start a local cluster (rather than
+    connect to a scheduler or use the caller's current client): what a command asks to start the
+    local workers' server early (``worker_server.start``)."""
+    return scheduler is None and (workers is not None or current_client() is None)
+
+
 class OnDemandClient:
     """A cluster connected when first needed: a job whose scenarios are all finished starts none.
 

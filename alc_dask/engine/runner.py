@@ -286,13 +286,13 @@ class ScenarioTasks:
         self.release = release
         self.context = context
         self.token = os.urandom(4).hex()
-        self.submitted: dict[str, tuple[list[Scenario], int]] = {}
+        self.submitted: dict[str, tuple[list[Scenario], int, str | None]] = {}
+        """Each task's batch, attempt and the worker it was sent to."""
         self.futures = []
         self.shared = self._scatter()
         self.threads = client.nthreads()
         self.workers = sorted(self.threads)
         self._in_flight: Counter[str | None] = Counter()
-        self._worker_of: dict[str, str | None] = {}
 
     def least_busy(self) -> str | None:
         """The worker with the fewest of this fan-out's tasks in flight per thread (None: no worker yet)."""
@@ -304,15 +304,14 @@ class ScenarioTasks:
         key = f"scenarios-{''.join(filter(str.isalpha, batch[0].family.name))}-{self.token}-{len(self.futures)}"
         workers = None if worker is None else [worker]
         future = self.client.submit(run_scenarios, *self.shared, batch, key=key, workers=workers, allow_other_workers=worker is not None)
-        self.submitted[key] = (batch, attempt)
-        self._worker_of[key] = worker
+        self.submitted[key] = (batch, attempt, worker)
         self._in_flight[worker] += 1
         self.futures.append(future)
         return future
 
     def ended(self, future) -> None:
         """``future`` finished, failed or was cancelled: its worker has room again."""
-        self._in_flight[self._worker_of.pop(future.key)] -= 1
+        self._in_flight[self.submitted[future.key][2]] -= 1
 
     def batch_of(self, future) -> list[Scenario]:
         return self.submitted[future.key][0]
@@ -321,7 +320,7 @@ class ScenarioTasks:
         """New tasks for a cancelled or failed batch (none when it is given up), for no worker in
         particular: the scheduler then hands them out one at a time (tasks sent to a worker all wait
         there, and all fail with it if one of them takes it down again)."""
-        batch, attempt = self.submitted[future.key]
+        batch, attempt, _ = self.submitted[future.key]
         if future.cancelled():
             if attempt >= self.RESUBMITS:
                 return []

@@ -9,10 +9,13 @@ kinds of error (``alc_dask.errors``) get theirs; the core commands and the appli
 
 from __future__ import annotations
 
+import atexit
+import gc
 import traceback
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 
 import click
 
@@ -58,6 +61,7 @@ class Commands(click.Group):
     type and 1 (with ``--traceback``: its traceback too)."""
 
     def invoke(self, ctx: click.Context):
+        _exit_without_a_last_collection()
         try:
             with _release_warnings_in_one_line():
                 return super().invoke(ctx)
@@ -69,6 +73,16 @@ class Commands(click.Group):
         except Exception as error:  # noqa: BLE001 - every error ends in one line and its exit code
             _show_traceback(error)
             raise _failure(error, ctx.invoked_subcommand) from error
+
+
+@cache
+def _exit_without_a_last_collection() -> None:
+    """Freeze every object as the process exits, after every other exit handler (registered before a
+    command registers its own, and run last), so that the interpreter's final garbage collections
+    skip them: a command that imported scikit-learn, SciPy and matplotlib spent 0.3 s collecting as
+    it exited (0.04 s frozen), memory the operating system frees anyway. Every file is closed by
+    then: results and reports are written in ``with`` blocks."""
+    atexit.register(gc.freeze)
 
 
 def _failure(error: Exception, command: str | None) -> Failure:

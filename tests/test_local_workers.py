@@ -5,6 +5,7 @@ they do not run distributed's profiler, which samples their stacks for the dashb
 on Linux, they are forked from a server that imported what they run, in the
 environment a spawned worker would have."""
 
+import gc
 import os
 import subprocess
 import sys
@@ -50,6 +51,7 @@ def _worker_state():
         "threads": os.environ.get("OMP_NUM_THREADS"),
         "hash": hash("alc_dask"),
         "marker": os.environ.get("ALC_DASK_TEST_MARKER"),
+        "frozen": gc.get_freeze_count(),
     }
 
 
@@ -57,7 +59,8 @@ def test_local_workers_are_forked_from_a_server_that_imported_what_they_run(monk
     """A spawned worker imported scikit-learn and the families at its first scenario (1.5 s of CPU
     each); a forked one has them before any task. It sees the variables this process set after the
     server started (an object store's address, say), and the nanny's own (one OpenMP thread, its
-    hash seed) from the server."""
+    hash seed) from the server. The objects it was forked with are frozen: its garbage collections
+    leave their pages shared with the server."""
     from alc_dask.engine import worker_server
     from alc_dask.engine.cluster import connect
 
@@ -75,3 +78,4 @@ def test_local_workers_are_forked_from_a_server_that_imported_what_they_run(monk
     assert [state["threads"] for state in seen] == ["1", "1"]
     assert [state["hash"] for state in seen] == [int(nanny_hash.stdout)] * 2
     assert [state["marker"] for state in seen] == ["set after the server started"] * 2
+    assert all(state["frozen"] > 100_000 for state in seen)  # the imported modules' objects

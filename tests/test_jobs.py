@@ -15,7 +15,7 @@ from alc_dask.data import ReleaseError
 from alc_dask.families.alc.family import AlcFamily
 from alc_dask.families.alc.paper import paper_secrets
 from alc_dask.families.alc.params import AttackSpec
-from alc_dask.families.alc.planning import alone_in_rows, unique_share
+from alc_dask.families.alc.planning import UniqueShares, alone, combined_ranks
 from alc_dask.jobs import JobSpecError, check_files, expand, load_job, scenario_id, scenario_seed, validate_job
 
 BASE = {"name": "t", "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]}, "scenarios": [{"generate": "each_column"}]}
@@ -99,26 +99,53 @@ def test_sampled_known_sets_are_distinct_sized_and_mostly_unique(release):
     for secret in ("income", "sex"):
         sets = [s.params.known for s in scenarios if s.params.secret == secret]
         assert len(set(sets)) == 3 and all(len(k) == 3 and secret not in k for k in sets)
-        assert all(unique_share(release, k) >= 0.4 for k in sets)
+        assert all(UniqueShares(release)(k) >= 0.4 for k in sets)
 
 
 def test_unique_share_counts_rows_alone_with_their_combination():
     table = pd.DataFrame({"a": ["x", "x", "y", "z"], "b": [1.0, 1.0, 2.0, np.nan], "c": ["p", "q", "p", "q"]})
     release = Release.load(table, [table], columns={"b": "categorical"})
-    assert unique_share(release, ["a", "b"]) == 0.5  # the two x/1 rows share their combination
-    assert unique_share(release, ["a", "b", "c"]) == 1.0
+    shares = UniqueShares(release)
+    assert shares(["a", "b"]) == 0.5  # the two x/1 rows share their combination
+    assert shares(["a", "b", "c"]) == 1.0
+
+
+def test_unique_shares_read_each_column_once(monkeypatch):
+    table = pd.DataFrame({"a": [1, 1, 2, 3], "b": [0.5, 0.5, 0.5, np.nan], "c": ["p", "q", "p", "q"]})
+    release = Release.load(table, [table])
+    read = []
+    original_column = type(release.original).column_array
+    monkeypatch.setattr(type(release.original), "column_array", lambda table, name: read.append(name) or original_column(table, name))
+    shares = UniqueShares(release)
+    assert [shares(["a", "b"]), shares(["a", "c"]), shares(["b", "c"]), shares(["a", "b"])] == [0.5, 1.0, 0.5, 0.5]
+    assert sorted(read) == ["a", "b", "c"]
+
+
+def _share_by_np_unique(rows: np.ndarray) -> float:
+    _, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+    return float(np.mean(counts[inverse.ravel()] == 1))
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_rows_alone_are_counted_as_np_unique_over_rows_counts_them(seed):
-    """The sort of the rows by lexsort finds the combinations ``np.unique(axis=0)`` finds: ties, -0.0
-    beside 0.0, infinities (a continuous column's missing values), one row, one column."""
+    """Rows compared by their columns' ranks find the combinations ``np.unique(axis=0)`` finds: ties,
+    -0.0 beside 0.0, infinities (a continuous column's missing values), one row, one column."""
     rng = np.random.default_rng(seed)
     values = np.array([0.0, -0.0, 1.0, 2.5, np.inf, -np.inf, 3.0])
     for _ in range(50):
         rows = rng.choice(values[: rng.integers(1, len(values) + 1)], size=(rng.integers(1, 40), rng.integers(1, 5)))
-        _, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
-        assert np.mean(alone_in_rows(rows)) == np.mean(counts[inverse.ravel()] == 1)
+        ranked = [(np.unique(column, return_inverse=True)[1].reshape(-1), len(np.unique(column))) for column in rows.T]
+        assert np.mean(alone(combined_ranks(ranked))) == _share_by_np_unique(rows)
+
+
+def test_combined_ranks_are_ranked_again_rather_than_overflow():
+    """Three columns of 2**31 possible ranks: their product overflows an int64, the key never does."""
+    rng = np.random.default_rng(0)
+    ranks = rng.integers(0, 3, size=(200, 3)) * (2**31 - 1) // 2
+    key = combined_ranks([(ranks[:, j], 2**31) for j in range(3)])
+    assert key.min() >= 0
+    assert np.mean(alone(key)) == _share_by_np_unique(ranks)
+    assert len(np.unique(key)) == len(np.unique(ranks, axis=0))
 
 
 def test_ids_are_stable_and_seeds_do_not_depend_on_order(release):

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from alc_dask.families.alc.params import AlcSettings, AttackSpec, Baseline
 from alc_dask.families.alc.planning import (
     ALC,
+    UniqueShares,
     check_explicit,
     others,
     paper_attacks,
@@ -103,7 +104,9 @@ class SampledKnown(AlcGenerator):
         def produced():
             for secret in secrets(release, self, where):
                 others(release, secret, self, where)
-                shares = context.memo.setdefault((ALC, "unique shares"), {})  # a set drawn for several secrets is counted once
+                shares = context.memo.setdefault(
+                    (ALC, "unique shares"), UniqueShares(release)
+                )  # columns ranked once, a set drawn for several secrets counted once
                 for known, share in sample_known_sets(release, secret, self, context.job_seed, shares):
                     yield secret, known, f"sampled_known unique={share:.2f}", None, settings.baselines, settings.targets
 

@@ -98,45 +98,75 @@ def paper_attacks(entry, release: Release, job_seed: int, where: str = "paper") 
     return attacks
 
 
-def sample_known_sets(release: Release, secret: str, entry, job_seed: int, shares: dict | None = None) -> list[tuple[list[str], float]]:
+def sample_known_sets(release: Release, secret: str, entry, job_seed: int, shares: UniqueShares | None = None) -> list[tuple[list[str], float]]:
     """Up to ``entry.per_secret`` distinct known-column sets for ``secret`` with their unique share;
     ``shares`` keeps each set's share for the next secrets that draw it."""
     others = [c for c in release.columns if c != release.column(secret).name]
     size = min(entry.size, len(others))
     rng = np.random.default_rng([job_seed, *secret.encode()])
-    shares = {} if shares is None else shares
+    shares = UniqueShares(release) if shares is None else shares
     found: dict[tuple[str, ...], float] = {}
     for _ in range(entry.tries):
         chosen = tuple(sorted(rng.choice(others, size, replace=False).tolist()))
         if chosen not in found:
-            if chosen not in shares:
-                shares[chosen] = unique_share(release, chosen)
-            found[chosen] = shares[chosen]
+            found[chosen] = shares(chosen)
         if sum(share >= entry.min_unique for share in found.values()) >= entry.per_secret:
             break
     ranked = sorted(found.items(), key=lambda item: (-(item[1] >= entry.min_unique), -item[1], item[0]))
     return [(list(known), share) for known, share in ranked[: entry.per_secret]]
 
 
-def unique_share(release: Release, columns) -> float:
-    """The share of original rows whose combination of values in ``columns`` no other row has."""
-    keys = []
-    for name in columns:
-        values = release.original.column_array(name)
-        if release.column(name).kind is ColumnKind.CATEGORICAL:
-            keys.append(values.astype(np.float64))
-        else:
-            keys.append(np.nan_to_num(values, nan=np.inf))
-    return float(np.mean(alone_in_rows(np.stack(keys, axis=1))))
+class UniqueShares:
+    """The share of original rows whose combination of values in a set of columns no other row has,
+    for the many sets a plan draws. Each column is read once (gathered once from the workers for a
+    partitioned original) and ranked once; a set's rows are then compared as one integer per row.
+    Sorting the rows of every set as records (``np.lexsort``) took a third of ``plan``'s own work on
+    the demo's 5 000 rows, and at a million rows a third of a second per set."""
+
+    def __init__(self, release: Release):
+        self._release = release
+        self._ranks: dict[str, tuple[np.ndarray, int]] = {}
+        self._shares: dict[tuple[str, ...], float] = {}
+
+    def __call__(self, columns) -> float:
+        key = tuple(columns)
+        if key not in self._shares:
+            self._shares[key] = float(np.mean(alone(combined_ranks([self._ranked(name) for name in key]))))
+        return self._shares[key]
+
+    def _ranked(self, name: str) -> tuple[np.ndarray, int]:
+        """Each row's rank among the column's distinct values, and how many there are; a continuous
+        column's missing values are alike (ranked as infinity)."""
+        if name not in self._ranks:
+            values = self._release.original.column_array(name)
+            if self._release.column(name).kind is not ColumnKind.CATEGORICAL:
+                values = np.nan_to_num(values, nan=np.inf)
+            distinct, ranks = np.unique(values, return_inverse=True)
+            self._ranks[name] = (ranks.reshape(-1).astype(np.int64), len(distinct))
+        return self._ranks[name]
 
 
-def alone_in_rows(rows: np.ndarray) -> np.ndarray:
-    """Per row of ``rows`` (in sorted order), whether no other row equals it: the rows sorted by
-    ``np.lexsort``, equal rows are neighbours. As ``np.unique(rows, axis=0)`` would count them, in a
-    fraction of its time (it sorts the rows as records: ``plan`` spent seconds there)."""
-    ordered = rows[np.lexsort(rows.T[::-1])]
-    starts = np.ones(len(ordered) + 1, dtype=bool)  # where a run of equal rows starts; the last entry closes the last run
-    starts[1:-1] = (ordered[1:] != ordered[:-1]).any(axis=1)
+KEY_SPAN = 2**62
+"""Combined ranks stay below this: an int64 with room to spare."""
+
+
+def combined_ranks(ranked: list[tuple[np.ndarray, int]]) -> np.ndarray:
+    """One integer per row, equal for two rows exactly when their ranks are equal in every column: the
+    ranks as digits of mixed radix, the partial key ranked again when the next digit would overflow."""
+    key, span = np.zeros(len(ranked[0][0]), dtype=np.int64), 1
+    for ranks, count in ranked:
+        if span * count >= KEY_SPAN:
+            distinct, key = np.unique(key, return_inverse=True)
+            key, span = key.reshape(-1).astype(np.int64), len(distinct)
+        key, span = key * count + ranks, span * count
+    return key
+
+
+def alone(keys: np.ndarray) -> np.ndarray:
+    """Per row (in sorted order), whether no other row has its key: sorted, equal keys are neighbours."""
+    ordered = np.sort(keys)
+    starts = np.ones(len(ordered) + 1, dtype=bool)  # where a run of equal keys starts; the last entry closes the last run
+    starts[1:-1] = ordered[1:] != ordered[:-1]
     return starts[:-1] & starts[1:]
 
 

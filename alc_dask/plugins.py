@@ -14,7 +14,8 @@ OWN_DISTRIBUTION = "alc-dask"
 def installed(group: str) -> dict[str, str]:
     """``name -> "module:qualname"`` of the entry points in ``group`` of every installed package, by
     name; this package's own come first, so another package cannot replace a built-in name."""
-    entries = sorted(_every_entry_point().select(group=group), key=lambda entry: (_distribution(entry) != OWN_DISTRIBUTION, entry.name))
+    owners: dict[object, str | None] = {}  # a distribution's name is read from its metadata file at each ask: once per distribution
+    entries = sorted(_every_entry_point().select(group=group), key=lambda entry: (_distribution(entry, owners) != OWN_DISTRIBUTION, entry.name))
     found: dict[str, str] = {}
     for entry in entries:
         found.setdefault(entry.name, entry.value)
@@ -30,8 +31,12 @@ def _every_entry_point():
     return metadata.entry_points()
 
 
-def _distribution(entry) -> str | None:
-    return entry.dist.name.replace("_", "-").lower() if entry.dist is not None else None
+def _distribution(entry, owners: dict) -> str | None:
+    if entry.dist is None:
+        return None
+    if entry.dist not in owners:
+        owners[entry.dist] = entry.dist.name.replace("_", "-").lower()
+    return owners[entry.dist]
 
 
 def load_object(target: str):

@@ -12,10 +12,11 @@ import yaml
 from alc_dask import Release
 from alc_dask.apps.synthetic import make_population
 from alc_dask.data import ReleaseError
+from alc_dask.data.combinations import alone, combined_ranks
 from alc_dask.families.alc.family import AlcFamily
 from alc_dask.families.alc.paper import paper_secrets
 from alc_dask.families.alc.params import AttackSpec
-from alc_dask.families.alc.planning import UniqueShares, alone, combined_ranks
+from alc_dask.families.alc.planning import UniqueShares
 from alc_dask.jobs import JobSpecError, check_files, expand, load_job, scenario_id, scenario_seed, validate_job
 
 BASE = {"name": "t", "release": {"original": "original.parquet", "anonymized": ["weak.parquet"]}, "scenarios": [{"generate": "each_column"}]}

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from alc_dask.data import ColumnKind, Release, ScenarioError
+from alc_dask.data.combinations import alone, combined_ranks
 from alc_dask.errors import JobSpecError
 from alc_dask.families.alc.paper import missing_entries, paper_secrets, read_paper_jobs, select_paper_entries
 from alc_dask.families.alc.params import AlcSettings
@@ -144,30 +145,6 @@ class UniqueShares:
             distinct, ranks = np.unique(values, return_inverse=True)
             self._ranks[name] = (ranks.reshape(-1).astype(np.int64), len(distinct))
         return self._ranks[name]
-
-
-KEY_SPAN = 2**62
-"""Combined ranks stay below this: an int64 with room to spare."""
-
-
-def combined_ranks(ranked: list[tuple[np.ndarray, int]]) -> np.ndarray:
-    """One integer per row, equal for two rows exactly when their ranks are equal in every column: the
-    ranks as digits of mixed radix, the partial key ranked again when the next digit would overflow."""
-    key, span = np.zeros(len(ranked[0][0]), dtype=np.int64), 1
-    for ranks, count in ranked:
-        if span * count >= KEY_SPAN:
-            distinct, key = np.unique(key, return_inverse=True)
-            key, span = key.reshape(-1).astype(np.int64), len(distinct)
-        key, span = key * count + ranks, span * count
-    return key
-
-
-def alone(keys: np.ndarray) -> np.ndarray:
-    """Per row (in sorted order), whether no other row has its key: sorted, equal keys are neighbours."""
-    ordered = np.sort(keys)
-    starts = np.ones(len(ordered) + 1, dtype=bool)  # where a run of equal keys starts; the last entry closes the last run
-    starts[1:-1] = ordered[1:] != ordered[:-1]
-    return starts[:-1] & starts[1:]
 
 
 def secrets(release: Release, entry, where: str) -> list[str]:

@@ -39,6 +39,7 @@ import pyarrow as pa
 from pydantic import Field, model_validator
 
 from alc_dask.data import ScenarioError
+from alc_dask.data.combinations import alone, combined_ranks
 from alc_dask.data.partitioned import whole
 from alc_dask.families.base import CheckExamples, Evaluation, HeadlineInterval, column
 from alc_dask.families.wp29.common import (
@@ -109,13 +110,14 @@ def predicate_columns(release: pd.DataFrame, repeats: int = 10) -> int:
     """The fewest columns (at least ``BATTERY_COLUMNS``) whose combinations single out
     ``UNIQUE_SHARE`` of the release's rows, on average over ``repeats`` seeded random choices."""
     columns = list(release.columns)
-    codes = pd.DataFrame(
-        {name: pd.factorize(release[name], use_na_sentinel=False)[0] for name in columns}
-    )  # each column once (text), not per choice: most of the battery's 51 s at 1e7 rows
+    ranked = {}
+    for name in columns:  # each column coded once (text), not per choice: most of the battery's 51 s at 1e7 rows
+        codes, distinct = pd.factorize(release[name], use_na_sentinel=False)
+        ranked[name] = (codes.astype(np.int64, copy=False), max(len(distinct), 1))
     rng = np.random.default_rng(0)
     for n_cols in range(min(BATTERY_COLUMNS, len(columns)), len(columns)):
         chosen = [list(rng.choice(columns, n_cols, replace=False)) for _ in range(repeats)]
-        if np.mean([(~codes[c].duplicated(keep=False)).mean() for c in chosen]) >= UNIQUE_SHARE:
+        if np.mean([alone(combined_ranks([ranked[name] for name in c])).mean() for c in chosen]) >= UNIQUE_SHARE:
             return n_cols
     return len(columns)
 

@@ -104,9 +104,8 @@ class SampledKnown(AlcGenerator):
         def produced():
             for secret in secrets(release, self, where):
                 others(release, secret, self, where)
-                shares = context.memo.setdefault(
-                    (ALC, "unique shares"), UniqueShares(release)
-                )  # columns ranked once, a set drawn for several secrets counted once
+                # each column ranked once, and a set drawn for several secrets counted once
+                shares = context.memo.setdefault((ALC, "unique shares"), UniqueShares(release))
                 for known, share in sample_known_sets(release, secret, self, context.job_seed, shares):
                     yield secret, known, f"sampled_known unique={share:.2f}", None, settings.baselines, settings.targets
 

@@ -287,3 +287,31 @@ def test_a_table_gathered_on_a_worker_is_shared_by_whoever_asks_while_it_is_held
     gathered = whole(parts)  # in the client too
     np.testing.assert_array_equal(gathered.codes, original.codes)
     np.testing.assert_array_equal(gathered.values, original.values)
+
+
+def test_sampled_known_sets_on_parts_are_those_of_whole_tables_each_column_gathered_once(client, tmp_path, monkeypatch):
+    """Planning ``sampled_known`` on a release kept on the workers draws the sets (and unique
+    shares) it draws on the whole tables, and gathers each column of the original once, not once per
+    set it is drawn in."""
+    from alc_dask.data.partitioned import PartitionedTable
+    from alc_dask.engine import OnDemandClient, prepare_release
+    from alc_dask.jobs import expand, validate_job
+
+    tables = demo_tables(1500, seed=4)
+    for name in ("original", "weak"):
+        write_parts(tables[name], tmp_path / name, 500)
+    entry = {"generate": "sampled_known", "per_secret": 3, "size": 3, "min_unique": 0.3}
+
+    def planned(broadcast_limit):
+        release = {"original": str(tmp_path / "original"), "anonymized": [str(tmp_path / "weak")], "broadcast_limit": broadcast_limit, "rows_per_part": 300}
+        spec = validate_job({"name": "plan", "release": release, "scenarios": [entry], "seed": 2})
+        with OnDemandClient(client) as cluster:
+            return [(s.id, s.origin) for s in expand(spec, prepare_release(spec, cluster))]
+
+    gathered = []
+    column_array = PartitionedTable.column_array
+    monkeypatch.setattr(PartitionedTable, "column_array", lambda table, name: gathered.append(name) or column_array(table, name))
+    on_parts = planned(0)
+    assert on_parts == planned("1GiB")
+    assert len(on_parts) == 3 * len(tables["original"].columns)
+    assert sorted(gathered) == sorted(set(gathered)) and len(gathered) > 3

@@ -237,7 +237,7 @@ def run_check(
     entries = battery_entries(typed["original"], typed["release"], inputs.control is not None, families, secrets, known)
     started = time.perf_counter()
     with ExitStack() as engine, ThreadPoolExecutor(1, thread_name_prefix="alc-dask-aside") as aside:
-        aside.submit(warm_up)  # while a local cluster starts: this process waits for its workers then
+        aside.submit(warm_up)  # the report's figure toolkit, loaded while this process waits for its local workers
         cluster = engine.enter_context(OnDemandClient(None, scheduler, workers))
         paths = engine.enter_context(engine_inputs(inputs, output, shared=cluster.elsewhere))
         job = battery_job(paths["original"], paths["release"], paths["control"], str(output.resolve()), entries, seed, inputs.kinds, release_label(inputs))

@@ -236,7 +236,7 @@ def run_check(
     typed = inputs.typed or {"original": inputs.original, "release": inputs.release}
     entries = battery_entries(typed["original"], typed["release"], inputs.control is not None, families, secrets, known)
     started = time.perf_counter()
-    with ExitStack() as engine, ThreadPoolExecutor(1, thread_name_prefix="alc-dask-aside") as aside:
+    with ExitStack() as engine, ThreadPoolExecutor(2, thread_name_prefix="alc-dask-aside") as aside:
         aside.submit(warm_up)  # the report's figure toolkit, loaded while this process waits for its local workers
         cluster = engine.enter_context(OnDemandClient(None, scheduler, workers))
         paths = engine.enter_context(engine_inputs(inputs, output, shared=cluster.elsewhere))
@@ -248,10 +248,11 @@ def run_check(
         kept = keeping.result()
         seconds = time.perf_counter() - started
         closed = aside.submit(engine.pop_all().close)  # a local cluster takes 0.6 s to stop: the report needs none of it
-        exposure = exposure_of_results(output)
+        exposure = aside.submit(exposure_of_results, output)
         verdict = read_verdict(output).model_copy(update={"fidelity": kept})  # judged once, by the run; utility beside it
         write_verdict(verdict, output)
-        write_report(summarize(scores, verdict=verdict), output / "report", title="alc_dask check: the default battery on one release", exposure=exposure)
+        summary = summarize(scores, verdict=verdict)
+        write_report(summary, output / "report", title="alc_dask check: the default battery on one release", exposure=exposure.result())
         closed.result()  # its error (a lost connection is an ``EngineError``), after the report
     return CheckRun(scores, verdict, output, seconds, _seconds_per_family(scores))
 

@@ -248,7 +248,7 @@ def run_check(
         kept = keeping.result()
         seconds = time.perf_counter() - started
         closed = aside.submit(engine.pop_all().close)  # a local cluster takes 0.6 s to stop: the report needs none of it
-        exposure = aside.submit(exposure_of_results, output)
+        exposure = aside.submit(exposure_of_results, output)  # counted while this thread draws the report's figures
         verdict = read_verdict(output).model_copy(update={"fidelity": kept})  # judged once, by the run; utility beside it
         write_verdict(verdict, output)
         summary = summarize(scores, verdict=verdict)

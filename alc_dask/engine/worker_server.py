@@ -123,12 +123,9 @@ def _distributed_defaults() -> None:
     server before it imports distributed (0.3 s): the nanny's variables were then missing, and every
     worker ran two OpenMP and BLAS threads, so that a boosting model predicting in one worker while
     the other fitted spun on the same two cores (an ALC scenario 0.2 s alone, 1.8 s in a check)."""
-    if "distributed" in sys.modules:
-        return
-    package = importlib.util.find_spec("distributed")
-    if package is None or package.origin is None:
-        return
-    dask.config.update_defaults(yaml.safe_load(Path(package.origin).with_name("distributed.yaml").read_text()))
+    if "distributed" not in sys.modules:
+        defaults = Path(importlib.util.find_spec("distributed").origin).with_name("distributed.yaml")
+        dask.config.update_defaults(yaml.safe_load(defaults.read_text()))
 
 
 def _set(variables: dict[str, str | None]) -> None:

@@ -73,6 +73,21 @@ def test_a_run_stopped_early_saves_what_finished(tmp_path, client, monkeypatch, 
     assert len(run_job(job, client=client, progress=False)) == 3
 
 
+def test_ctrl_c_after_every_scenario_finished_says_they_are_all_saved(tmp_path, client, monkeypatch):
+    """A Ctrl-C as the run closes its cluster or writes its verdict, every scenario saved: the run
+    said "no scenario done" (seen when a fast run was interrupted as it ended)."""
+    job = write_job(tmp_path)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "write_verdict", interrupted)
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        run_job(job, client=client, progress=False)
+    assert isinstance(stopped.value, Interrupted) and (stopped.value.done, stopped.value.total) == (3, 3)
+    assert len(ResultStore(tmp_path / "out").completed()) == 3
+
+
 @pytest.fixture(scope="module")
 def finished_run(client, tmp_path_factory):
     """A job run to the end, a part per scenario, and its scores and predictions."""

@@ -17,7 +17,7 @@ from alc_dask.data.fingerprint import data_digest
 from alc_dask.engine.addresses import WORKERS_TIMEOUT, EngineError, check_dashboard
 from alc_dask.engine.cluster import OnDemandClient
 from alc_dask.engine.prepare import prepare_release, release_files
-from alc_dask.engine.progress import Progress, say
+from alc_dask.engine.progress import Interrupted, Progress, say
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenarios, skipped_outcome
 from alc_dask.families import get_family
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
@@ -110,22 +110,29 @@ def run_job(
     with ResultStore.create(out or spec.output, manifest(spec), wait=wait) as store:
         if store.damaged:
             say(f"{store.files.url}: {rerun_notice(store.damaged)}")
-        with OnDemandClient(client, scheduler, workers, dashboard) as cluster:
-            release = prepare_release(spec, cluster)
-            scenarios = expand(spec, release, source)
-            done = store.completed()
-            for scenario in scenarios:
-                if scenario.skipped and scenario.id not in done:
-                    store.write(skipped_outcome(scenario, job_context(spec)).scores, None)
-            store.flush()
-            todo = [s for s in scenarios if s.id not in done and not s.skipped]
-            if todo:
-                fan_out(cluster.get(), release, todo, job_context(spec), store, Progress(len(todo), spec.name, progress, verbose))
-        store.compact(above=COMPACT_ABOVE)
-        scores = store.read_scores()
-        wanted = {s.id for s in scenarios}
-        scores = scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
-        write_verdict(verdict_of(scores, spec.audit.thresholds), store.files.url)
+        counted = None
+        try:
+            with OnDemandClient(client, scheduler, workers, dashboard) as cluster:
+                release = prepare_release(spec, cluster)
+                scenarios = expand(spec, release, source)
+                done = store.completed()
+                for scenario in scenarios:
+                    if scenario.skipped and scenario.id not in done:
+                        store.write(skipped_outcome(scenario, job_context(spec)).scores, None)
+                store.flush()
+                todo = [s for s in scenarios if s.id not in done and not s.skipped]
+                counted = Progress(len(todo), spec.name, progress, verbose)
+                if todo:
+                    fan_out(cluster.get(), release, todo, job_context(spec), store, counted)
+            store.compact(above=COMPACT_ABOVE)
+            scores = store.read_scores()
+            wanted = {s.id for s in scenarios}
+            scores = scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
+            write_verdict(verdict_of(scores, spec.audit.thresholds), store.files.url)
+        except KeyboardInterrupt as interrupt:
+            if isinstance(interrupt, Interrupted) or counted is None or not counted.total:
+                raise
+            raise counted.interrupted() from None  # after the scenarios (the cluster closing, the verdict): all of them are saved
     return scores
 
 

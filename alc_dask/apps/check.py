@@ -251,8 +251,9 @@ def run_check(
         exposure = aside.submit(exposure_of_results, output)  # counted while this thread draws the report's figures
         verdict = read_verdict(output).model_copy(update={"fidelity": kept})  # judged once, by the run; utility beside it
         write_verdict(verdict, output)
-        summary = summarize(scores, verdict=verdict)
-        write_report(summary, output / "report", title="alc_dask check: the default battery on one release", exposure=exposure.result())
+        write_report(
+            summarize(scores, verdict=verdict), output / "report", title="alc_dask check: the default battery on one release", exposure=exposure.result()
+        )
         closed.result()  # its error (a lost connection is an ``EngineError``), after the report
     return CheckRun(scores, verdict, output, seconds, _seconds_per_family(scores))
 

@@ -17,7 +17,7 @@ from alc_dask.data.fingerprint import data_digest
 from alc_dask.engine.addresses import WORKERS_TIMEOUT, EngineError, check_dashboard
 from alc_dask.engine.cluster import OnDemandClient
 from alc_dask.engine.prepare import prepare_release, release_files
-from alc_dask.engine.progress import Interrupted, Progress, say
+from alc_dask.engine.progress import Progress, say
 from alc_dask.engine.task import JobContext, failed_outcome, run_scenarios, skipped_outcome
 from alc_dask.families import get_family
 from alc_dask.jobs import JobSpec, Scenario, check_files, expand, load_job
@@ -129,10 +129,10 @@ def run_job(
             wanted = {s.id for s in scenarios}
             scores = scores[scores["scenario_id"].isin(wanted)].sort_values("scenario_index").reset_index(drop=True)
             write_verdict(verdict_of(scores, spec.audit.thresholds), store.files.url)
-        except KeyboardInterrupt as interrupt:
-            if isinstance(interrupt, Interrupted) or counted is None or not counted.total:
+        except KeyboardInterrupt:
+            if counted is None or not counted.total:
                 raise
-            raise counted.interrupted() from None  # after the scenarios (the cluster closing, the verdict): all of them are saved
+            raise counted.interrupted() from None  # while the scenarios ran or after (the cluster closing, the verdict)
     return scores
 
 
@@ -153,8 +153,8 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
     every copy: see ``ScenarioTasks``); tasks receive them as futures, so nothing is re-read per
     scenario. A bounded number of tasks is in flight, so a job of 100 000 scenarios keeps a few
     hundred futures. A task lost with its worker is rerun elsewhere by the scheduler; the client
-    writes each scenario once, when its task completes. Ctrl-C raises ``Interrupted``, saying how
-    many scenarios were written.
+    writes each scenario once, when its task completes. On Ctrl-C the finished ones are written
+    (``run_job`` says how many).
     """
     from distributed import as_completed  # a cluster runs: distributed is loaded already
 
@@ -191,7 +191,7 @@ def fan_out(client, release: Release, scenarios: list[Scenario], context: JobCon
                 submit_next()
     except KeyboardInterrupt:
         logging.getLogger("tornado.application").addFilter(_results_cut_off)
-        raise progress.interrupted() from None
+        raise
     finally:
         progress.close()
         tasks.cancel()

@@ -217,7 +217,9 @@ def stderr_lines(text: str) -> list[str]:
 @pytest.mark.long
 def test_ctrl_c_stops_a_local_run_cleanly_and_it_resumes(tmp_path, monkeypatch):
     monkeypatch.setenv("ALC_DASK_FLUSH_SECONDS", "0.5")  # a first part soon; the rest is saved on Ctrl-C
-    job = write_job(tmp_path, ["income", "region", "education", "occupation"], rows=2500)
+    # 64 scenarios, about 5 s of work on 2 workers: the Ctrl-C must arrive while they run. With 12
+    # (1 s), the run once ended between the first part's flush and the Ctrl-C, and exited 0.
+    job = write_job(tmp_path, ["income", "region", "education", "occupation"], rows=2500, per_secret=15)
     scores_dir = tmp_path / "out" / "scores"
     # A terminal's Ctrl-C reaches the whole foreground process group: the runner and its local workers.
     run = subprocess.Popen(
@@ -234,11 +236,12 @@ def test_ctrl_c_stops_a_local_run_cleanly_and_it_resumes(tmp_path, monkeypatch):
     assert "Traceback" not in err and "Error" not in err and "Aborted" not in err, err
     (line,) = stderr_lines(err)
     done = len(read_scores(tmp_path / "out"))
-    assert line == f"interrupted; {done} of 12 scenarios done, re-run to resume"
+    assert done < 64, "every scenario finished before the Ctrl-C: the test's job is too small"
+    assert line == f"interrupted; {done} of 64 scenarios done, re-run to resume"
     Cluster._wait(lambda: not _group_alive(run.pid), "the end of the local workers", timeout=30)
 
     again = alc_dask("run", job, "--workers", "2")
-    assert again.returncode == 0 and "12 scenarios, 0 failed" in again.stdout, again.stderr
+    assert again.returncode == 0 and "64 scenarios, 0 failed" in again.stdout, again.stderr
 
 
 def test_a_result_cut_off_by_ctrl_c_logs_nothing_other_errors_still_do():

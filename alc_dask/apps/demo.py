@@ -14,6 +14,7 @@ import yaml
 from alc_dask.anonymize import mondrian
 from alc_dask.apps.synthetic import make_demo_release
 from alc_dask.engine import connect, run_job
+from alc_dask.engine.progress import Interrupted
 from alc_dask.jobs import load_job
 from alc_dask.report import summarize, write_report
 from alc_dask.report.exposure import exposure_of_results
@@ -105,16 +106,29 @@ def run_demo(
         write_file(data / f"{name}.parquet", table.to_parquet(index=False))
     write_file(data / "k5.csv", mondrian(tables["original"], GROUPED_QUASI_IDENTIFIERS, "occupation", k=5, l=5).to_csv(index=False).encode())
     scores, outputs = [], []
-    with connect(workers=workers, dashboard=dashboard) as client:
-        for name, job in [*((f"demo-{level}", demo_job(level)) for level in LEVELS), ("demo-k5", k_anonymous_job())]:
-            path = jobs / f"{name}.yaml"
-            write_file(path, yaml.safe_dump(job, sort_keys=False).encode())
-            spec = load_job(path)
-            scores.append(run_job(spec, client=client, progress=progress))
-            outputs.append(spec.output)
-    return write_report(
-        summarize(pd.concat(scores, ignore_index=True)),
-        folder / "report",
-        title="alc_dask demo: a weakly and a strongly anonymized release, and a 5-anonymous one",
-        exposure=exposure_of_results(*outputs),
-    )
+    try:
+        with connect(workers=workers, dashboard=dashboard) as client:
+            for name, job in [*((f"demo-{level}", demo_job(level)) for level in LEVELS), ("demo-k5", k_anonymous_job())]:
+                path = jobs / f"{name}.yaml"
+                write_file(path, yaml.safe_dump(job, sort_keys=False).encode())
+                spec = load_job(path)
+                scores.append(run_job(spec, client=client, progress=progress))
+                outputs.append(spec.output)
+        return write_report(
+            summarize(pd.concat(scores, ignore_index=True)),
+            folder / "report",
+            title="alc_dask demo: a weakly and a strongly anonymized release, and a 5-anonymous one",
+            exposure=exposure_of_results(*outputs),
+        )
+    except KeyboardInterrupt as interrupt:
+        raise counted_over_jobs(interrupt, sum(map(len, scores))) from None
+
+
+def counted_over_jobs(interrupt: KeyboardInterrupt, finished: int) -> KeyboardInterrupt:
+    """A Ctrl-C counted over the jobs the demo started: the ``finished`` scenarios of those it ended
+    and, when it stopped one, that job's own count. ``run_job`` counts its job alone: a Ctrl-C in the
+    second job said "5 of 26 done" with the first job's 26 saved too, and one during the report
+    "no scenario done" with every scenario saved."""
+    if isinstance(interrupt, Interrupted):
+        return Interrupted(finished + interrupt.done, finished + interrupt.total)
+    return Interrupted(finished, finished) if finished else interrupt

@@ -126,9 +126,9 @@ def run_demo(
 
 def counted_over_jobs(interrupt: KeyboardInterrupt, finished: int) -> KeyboardInterrupt:
     """A Ctrl-C counted over the jobs the demo started: the ``finished`` scenarios of those it ended
-    and, when it stopped one, that job's own count. ``run_job`` counts its job alone: a Ctrl-C in the
-    second job said "5 of 26 done" with the first job's 26 saved too, and one during the report
-    "no scenario done" with every scenario saved."""
+    (resumed ones included) and, when it stopped one, that job's own count (of what it had left to
+    do). ``run_job`` counts its job alone: a Ctrl-C in the second job said "13 of 26 done" with the
+    first job's 26 saved too, and one during the report "no scenario done" with every scenario saved."""
     if isinstance(interrupt, Interrupted):
         return Interrupted(finished + interrupt.done, finished + interrupt.total)
     return Interrupted(finished, finished) if finished else interrupt

@@ -127,7 +127,7 @@ def test_evaluate_refuses_a_secret_it_does_not_have(tables):
 def test_evaluate_on_a_running_cluster_with_chosen_columns_leaves_no_table_on_disk_but_where_its_workers_read(tables, tmp_path):
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster:
         output = tmp_path / "out"
         result = alc_dask.evaluate(
             tables["original"],

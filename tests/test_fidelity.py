@@ -98,7 +98,7 @@ def test_on_a_cluster_the_same_as_in_process(original):
 
     release = independent_marginals(original, 3).head(700)
     with (
-        LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
         Client(cluster) as client,
     ):
         assert fidelity(original, release, client, seed=2) == fidelity(original, release, seed=2)

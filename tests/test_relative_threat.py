@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import importlib
 
+import dask
 import numpy as np
 import pandas as pd
 import pytest
@@ -258,14 +259,18 @@ def test_jobs_on_a_cluster_measure_threat_and_alc_with_chains_on_separate_worker
     from alc_dask.jobs.load import load_job
     from alc_dask.results import read_predictions
 
-    cluster = LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-    )
+    # A chain is sent to a worker of its own, a preference: work stealing moved one to the other,
+    # busy worker's peer once in CI (both chains on one worker). Off here, so that the test sees
+    # where the chains were sent; the scores must not depend on it (compared below).
+    with dask.config.set({"distributed.scheduler.work-stealing": False}):
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+        )
     with cluster, Client(cluster) as client:
         # A chain goes to a worker of its own unless that worker is busy, then the scheduler may move it:
         # the workers import scikit-learn first, not when the other scenario fits its first baseline.

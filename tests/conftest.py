@@ -99,3 +99,18 @@ def process_died(store) -> None:
     """What the death of the process writing ``store`` leaves: its buffered outcomes unwritten and its
     lease stale (another process takes it over; in one test process, it is given up here)."""
     store._lease.release()
+
+
+@pytest.fixture
+def two_workers_without_stealing():
+    """A client of two local worker processes with work stealing off, so that every task runs on
+    the worker it prefers (tests of where work goes; a scenario's scores never depend on it)."""
+    import dask
+    import distributed
+
+    with (
+        dask.config.set({"distributed.scheduler.work-stealing": False}),
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client

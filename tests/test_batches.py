@@ -129,17 +129,6 @@ def test_a_worker_takes_its_own_scenarios_then_nobody_s_then_the_longest_queue()
     assert backlog.take(9, None) == [13, 16, 19] and len(backlog) == 0
 
 
-@pytest.fixture
-def two_workers_without_stealing():
-    """Work stealing off, so that every task runs on the worker it prefers."""
-    with (
-        dask.config.set({"distributed.scheduler.work-stealing": False}),
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
-
-
 @pytest.mark.long  # 26 s on 2 cores: out of the default run, in make test's second step
 def test_ml_scenarios_of_two_releases_of_one_original_run_on_the_same_worker_whatever_the_batches(tmp_path, two_workers_without_stealing, monkeypatch):
     """A weak release's ML baselines are those trained for the strong release of the same original,

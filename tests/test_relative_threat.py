@@ -9,7 +9,6 @@ import dataclasses
 import hashlib
 import importlib
 
-import dask
 import numpy as np
 import pandas as pd
 import pytest
@@ -250,32 +249,19 @@ GROUPED = {
 
 
 @pytest.mark.parametrize("name", [pytest.param("k3", marks=pytest.mark.long), pytest.param("anatomy", marks=pytest.mark.long)])
-def test_jobs_on_a_cluster_measure_threat_and_alc_with_chains_on_separate_workers(mondrian_release, name):
-    from distributed import Client, LocalCluster
-
+def test_jobs_on_a_cluster_measure_threat_and_alc_with_chains_on_separate_workers(mondrian_release, name, two_workers_without_stealing):
     from alc_dask import run_job
     from alc_dask.data import Release
     from alc_dask.families.relative_threat.family import RelativeThreat
     from alc_dask.jobs.load import load_job
     from alc_dask.results import read_predictions
 
-    # A chain is sent to a worker of its own, a preference: work stealing moved one to the other,
-    # busy worker's peer once in CI (both chains on one worker). Off here, so that the test sees
-    # where the chains were sent; the scores must not depend on it (compared below).
-    with dask.config.set({"distributed.scheduler.work-stealing": False}):
-        cluster = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-        )
-    with cluster, Client(cluster) as client:
-        # A chain goes to a worker of its own unless that worker is busy, then the scheduler may move it:
-        # the workers import scikit-learn first, not when the other scenario fits its first baseline.
-        client.run(importlib.import_module, "sklearn.ensemble")
-        scores = run_job(job_file(mondrian_release, GROUPED[name], name), client=client, progress=False)
+    client = two_workers_without_stealing
+    # A chain goes to a worker of its own, a preference: work stealing (off here) once moved the chain
+    # sent to the worker busy with the other scenario to its peer, both chains on one worker. The
+    # workers import scikit-learn first, not when the other scenario fits its first baseline.
+    client.run(importlib.import_module, "sklearn.ensemble")
+    scores = run_job(job_file(mondrian_release, GROUPED[name], name), client=client, progress=False)
     assert (scores["status"] == "ok").all(), scores["error"].tolist()
     threat = scores[scores["family"] == "relative_threat"].iloc[0]
     assert threat["chain_workers"] == 2 and threat["draws"] == 400

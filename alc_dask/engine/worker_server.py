@@ -35,6 +35,7 @@ mid-sized arrays (group-by counts, SUDA's searches) then ran 2-3 times slower in
 one process (docs/concepts/disclosure-at-scale.md). None removes the variable from the workers'."""
 
 WORKER_MODULES = (
+    "alc_dask.engine.server_imports",
     "distributed",
     "numba.typed",
     "numba.core.typing.cffi_utils",
@@ -58,7 +59,8 @@ WORKER_MODULES = (
     "alc_dask.engine.worker_warmup",
 )
 """What a worker of ``check`` imports to evaluate (a module missing here is imported by the worker
-that needs it, as before; one that cannot be imported is skipped by the server)."""
+that needs it, as before; one that cannot be imported is skipped by the server), between the two
+modules that pause the server's garbage collection and resume it."""
 
 PRE_SPAWN = "distributed.nanny.pre-spawn-environ"
 HASH_SEED = "6640"

@@ -14,8 +14,7 @@ import pandas as pd
 
 from alc_dask.apps.battery import chosen_columns
 from alc_dask.apps.check import Table, read_inputs, run_check
-from alc_dask.engine.cluster import starts_local_cluster
-from alc_dask.engine.worker_server import start as start_worker_server
+from alc_dask.engine.worker_server import start_for
 from alc_dask.errors import JobSpecError, OptionError
 
 EVALUATION_COLUMNS = ("family", "id", "label", "headline", "value", "low", "high", "threshold", "evidence")
@@ -171,8 +170,7 @@ def evaluate(
     'report.html'
     """
     _checked_arguments(families, workers, seed)
-    if starts_local_cluster(scheduler, workers):
-        start_worker_server()  # a local cluster will start: its workers' imports made while the inputs are read
+    start_for(scheduler, workers)  # before the inputs are read: a local cluster's workers import meanwhile
     inputs = read_inputs(original, release, control, kinds=_kinds(types), sep=sep)
     chosen_columns(inputs.original, inputs.release, secrets, known)
     folder = Path(output) if output is not None else Path(tempfile.mkdtemp(prefix="alc-dask-evaluate-"))

@@ -5,8 +5,9 @@ scikit-learn, Numba and the families: in a check of 2 000 rows on 2 cores half o
 samples were imports (py-spy), about 1.5 s of CPU a worker. On Linux, multiprocessing's fork
 server imports them once, in a process of its own started by ``start``; every local worker is then
 a fork of it, ready at once (a worker restarted by its nanny is spawned, as before). A command
-calls ``start`` as soon as it knows it will start a local cluster, so that the server imports
-while the command reads its inputs (``check``, ``evaluate``) or makes them (``demo``).
+calls ``start`` as soon as it knows it will start a local cluster (``start_for``), so that the
+server imports while the command reads its job (``run``, ``audit``) or its inputs (``check``,
+``evaluate``), or makes them (``demo``).
 
 The server is started with the environment distributed's nanny would give a spawned worker
 (``distributed.nanny.pre-spawn-environ``: one BLAS and OpenMP thread, and ``WORKER_ENVIRONMENT``),
@@ -26,6 +27,8 @@ from pathlib import Path
 
 import dask
 import yaml
+
+from alc_dask.engine.cluster import starts_local_cluster
 
 WORKER_ENVIRONMENT = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 """Workers keep glibc's own malloc thresholds: distributed's nanny sets ``MALLOC_TRIM_THRESHOLD_``
@@ -81,6 +84,14 @@ def start() -> bool:
             if _started:
                 _start_server()
         return _started
+
+
+def start_for(scheduler: str | None, workers: int | None) -> None:
+    """``start``, when a command given these options starts a local cluster: a command calls it
+    first, so that the server imports while the command reads its job or its inputs (a job whose
+    scenarios are all finished then started a server it does not use, its imports in the background)."""
+    if starts_local_cluster(scheduler, workers):
+        start()
 
 
 def worker_settings() -> dict:

@@ -138,6 +138,7 @@ FIRST_WORK = {
     "run": ("alc_dask.engine", "run_job"),
     "audit": ("alc_dask.report.nightly", "run_audit"),
     "check": ("alc_dask.apps.check", "read_inputs"),
+    "worst-columns": ("alc_dask.apps.check", "read_inputs"),
 }
 """What each command does first once started: reading its job and release, or its inputs."""
 
@@ -145,9 +146,10 @@ FIRST_WORK = {
 @pytest.mark.parametrize("command", sorted(FIRST_WORK))
 @pytest.mark.parametrize("scheduler", [None, "tcp://127.0.0.1:1"])
 def test_commands_start_the_server_before_they_read_unless_a_scheduler_is_named(monkeypatch, tmp_path, command, scheduler):
-    """``run`` and ``audit`` started the server only with their local cluster, after reading the job
-    and its release (0.8 s of a demo job's 7.4 s the workers waited for their imports); like
-    ``check``, they now start it first. With a scheduler there is no local worker to start."""
+    """``run``, ``audit`` and ``worst-columns`` started the server only with their local cluster,
+    after reading the job and its release or the inputs (0.8 s of a demo job's 7.4 s the workers
+    waited for their imports); like ``check``, they now start it first. With a scheduler there is
+    no local worker to start."""
     import importlib
 
     import click

@@ -7,7 +7,7 @@ server imports them once, in a process of its own started by ``start``; every lo
 a fork of it, ready at once (a worker restarted by its nanny is spawned, as before). A command
 calls ``start`` as soon as it knows it will start a local cluster (``start_for``), so that the
 server imports while the command reads its job (``run``, ``audit``) or its inputs (``check``,
-``evaluate``), or makes them (``demo``).
+``evaluate``, ``worst-columns``), or makes them (``demo``).
 
 The server is started with the environment distributed's nanny would give a spawned worker
 (``distributed.nanny.pre-spawn-environ``: one BLAS and OpenMP thread, and ``WORKER_ENVIRONMENT``),

@@ -88,8 +88,8 @@ def start() -> bool:
 
 def start_for(scheduler: str | None, workers: int | None) -> None:
     """``start``, when a command given these options starts a local cluster: a command calls it
-    first, so that the server imports while the command reads its job or its inputs (a job whose
-    scenarios are all finished then started a server it does not use, its imports in the background)."""
+    first, so that the server imports while the command reads its job or its inputs (for a job whose
+    scenarios are all finished, a server it will not use: its imports run in the background)."""
     if starts_local_cluster(scheduler, workers):
         start()
 

@@ -87,9 +87,9 @@ def run(job: Path, scheduler: str | None, workers: int | None, dashboard: bool |
     Exit code 3 when scenarios failed (re-running retries them), 0 when none did; 2 when another
     run is writing the output directory (unless --wait).
     """
-    from alc_dask.engine.worker_server import start_for
+    from alc_dask.engine.cluster import start_worker_server_for
 
-    start_for(scheduler, workers)  # first: a local cluster's workers import while the job and its release are read
+    start_worker_server_for(scheduler, workers)  # first: a local cluster's workers import while the job and its release are read
     from alc_dask.engine import run_job
     from alc_dask.verdict import read_verdict, verdict_lines
 
@@ -161,9 +161,9 @@ def audit(job: Path, scheduler: str | None, workers: int | None, dashboard: bool
     Exit code 4 when the release is flagged (an evaluation is flagged on its family's scale, or its
     headline's interval lies wholly above the previous audit's), else 3 when scenarios failed, else 0.
     """
-    from alc_dask.engine.worker_server import start_for
+    from alc_dask.engine.cluster import start_worker_server_for
 
-    start_for(scheduler, workers)  # first: a local cluster's workers import while the job and its release are read
+    start_worker_server_for(scheduler, workers)  # first: a local cluster's workers import while the job and its release are read
     from alc_dask.report.nightly import run_audit
     from alc_dask.verdict import verdict_lines
 

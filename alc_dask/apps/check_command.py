@@ -86,9 +86,9 @@ def check(
     ORIGINAL and RELEASE are Parquet or CSV files, or folders of Parquet parts. Exits 0 on pass, 4
     on flagged; inconclusive exits 0 with a warning line (4 with --strict). With --worst-columns, a
     subset of known columns whose held-out measure is flagged exits 4 too."""
-    from alc_dask.engine.worker_server import start_for
+    from alc_dask.engine.cluster import start_worker_server_for
 
-    start_for(scheduler, workers)  # first: the local workers' imports are made while this command imports and reads its inputs
+    start_worker_server_for(scheduler, workers)  # first: the local workers' imports are made while this command imports and reads its inputs
     from alc_dask.apps.battery import chosen_columns
     from alc_dask.apps.check import read_inputs, release_label, run_check
     from alc_dask.verdict import verdict_lines

@@ -14,7 +14,7 @@ import pandas as pd
 
 from alc_dask.apps.battery import chosen_columns
 from alc_dask.apps.check import Table, read_inputs, run_check
-from alc_dask.engine.worker_server import start_for
+from alc_dask.engine.cluster import start_worker_server_for
 from alc_dask.errors import JobSpecError, OptionError
 
 EVALUATION_COLUMNS = ("family", "id", "label", "headline", "value", "low", "high", "threshold", "evidence")
@@ -170,7 +170,7 @@ def evaluate(
     'report.html'
     """
     _checked_arguments(families, workers, seed)
-    start_for(scheduler, workers)  # before the inputs are read: a local cluster's workers import meanwhile
+    start_worker_server_for(scheduler, workers)  # before the inputs are read: a local cluster's workers import meanwhile
     inputs = read_inputs(original, release, control, kinds=_kinds(types), sep=sep)
     chosen_columns(inputs.original, inputs.release, secrets, known)
     folder = Path(output) if output is not None else Path(tempfile.mkdtemp(prefix="alc-dask-evaluate-"))

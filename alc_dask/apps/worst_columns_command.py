@@ -60,9 +60,9 @@ def worst_columns(
     print the subsets tried and the chosen one's measure on held-out targets.
 
     Exits 0 when that measure passes or is inconclusive, 4 when it is flagged."""
-    from alc_dask.engine.worker_server import start_for
+    from alc_dask.engine.cluster import start_worker_server_for
 
-    start_for(scheduler, workers)  # first: a local cluster's workers import while the inputs are read
+    start_worker_server_for(scheduler, workers)  # first: a local cluster's workers import while the inputs are read
     from alc_dask.apps.check import read_inputs
     from alc_dask.apps.worst_columns import request_of, run_search
     from alc_dask.engine import OnDemandClient

@@ -74,6 +74,17 @@ def starts_local_cluster(scheduler: str | None, workers: int | None) -> bool:
     return scheduler is None and (workers is not None or current_client() is None)
 
 
+def start_worker_server_for(scheduler: str | None, workers: int | None) -> None:
+    """The local workers' server started (``worker_server.start``) when a command given these
+    options starts a local cluster: a command calls it first, so that the server imports while the
+    command reads its job or its inputs (for a job whose scenarios are all finished, a server it
+    will not use: its imports run in the background)."""
+    if starts_local_cluster(scheduler, workers):
+        from alc_dask.engine.worker_server import start
+
+        start()
+
+
 class OnDemandClient:
     """A cluster connected when first needed: a job whose scenarios are all finished starts none.
 

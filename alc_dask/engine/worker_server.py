@@ -5,7 +5,7 @@ scikit-learn, Numba and the families: in a check of 2 000 rows on 2 cores half o
 samples were imports (py-spy), about 1.5 s of CPU a worker. On Linux, multiprocessing's fork
 server imports them once, in a process of its own started by ``start``; every local worker is then
 a fork of it, ready at once (a worker restarted by its nanny is spawned, as before). A command
-calls ``start`` as soon as it knows it will start a local cluster (``start_for``), so that the
+calls ``start`` as soon as it knows it will start a local cluster (``cluster.start_worker_server_for``), so that the
 server imports while the command reads its job (``run``, ``audit``) or its inputs (``check``,
 ``evaluate``, ``worst-columns``), or makes them (``demo``).
 
@@ -27,8 +27,6 @@ from pathlib import Path
 
 import dask
 import yaml
-
-from alc_dask.engine.cluster import starts_local_cluster
 
 WORKER_ENVIRONMENT = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 """Workers keep glibc's own malloc thresholds: distributed's nanny sets ``MALLOC_TRIM_THRESHOLD_``
@@ -84,14 +82,6 @@ def start() -> bool:
             if _started:
                 _start_server()
         return _started
-
-
-def start_for(scheduler: str | None, workers: int | None) -> None:
-    """``start``, when a command given these options starts a local cluster: a command calls it
-    first, so that the server imports while the command reads its job or its inputs (for a job whose
-    scenarios are all finished, a server it will not use: its imports run in the background)."""
-    if starts_local_cluster(scheduler, workers):
-        start()
 
 
 def worker_settings() -> dict:

@@ -14,6 +14,11 @@ so a chain is the same on any worker. The chains are Gibbs samplers over (π, hi
   are drawn together as one multinomial.
 - Anatomy: the hidden table is a permutation of each group's quasi-identifier tuples; one
   Metropolis swap of two tuples per group and sweep (eq. 37, symmetric proposal).
+
+Indices read from arrays are made unsigned (``np.uint64``, ``np.uint32`` tuples) before they index:
+Numba checks a signed index for a negative value (counted from the end) at every access, and an
+unsigned one cannot be negative. The draws are the same; a Mondrian chain of 100 000 sweeps on the
+5 692 rows of the benchmark took 16–17% less time, an Anatomy chain 7–10% less.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ def _draw_phi(counts, shapes, phi, key):
     serves the hidden draws and the swaps as it is: both read phi within one s and attribute only as
     ratios. ``shapes`` row n: the gamma constants of beta + n. Returns the advanced key."""
     for i in range(counts.shape[0]):
-        phi[i], key = gamma(shapes, counts[i], key)
+        phi[i], key = gamma(shapes, np.uint64(counts[i]), key)
     return key
 
 
@@ -108,21 +113,22 @@ HALF = np.uint64(0xFFFFFFFF)
 
 @numba.njit(nogil=True, cache=True, inline="always")
 def _search(cumulative, size, target):
-    """The position in 0..size-1 of the first of ``cumulative[:size]`` above ``target`` (the last if
-    none is: rounding). Callers pass a slice: an offset index would cost a negative-index check per
-    comparison."""
+    """The position in 0..size-1 (``size`` and the result unsigned) of the first of
+    ``cumulative[:size]`` above ``target`` (the last if none is: rounding). Callers pass a slice
+    rather than an offset into a longer array."""
+    one = np.uint64(1)
     if size <= LINEAR_SCAN:
-        low = 0
-        for i in range(size - 1):
-            low += cumulative[i] <= target
+        low = np.uint64(0)
+        for i in range(size - one):
+            low += np.uint64(cumulative[i] <= target)
         return low
-    low, high = 0, size - 1
+    low, high = np.uint64(0), size - one
     while low < high:
-        middle = (low + high) // 2
+        middle = (low + high) >> one
         if cumulative[middle] > target:
             high = middle
         else:
-            low = middle + 1
+            low = middle + one
     return low
 
 
@@ -150,27 +156,30 @@ def _draw_each(phi, prefix, bounds, values, rows, counts, cumulative, key):
     with probability ∝ phi. Two values compare 32-bit uniforms with a threshold; a cell of
     consecutive indices searches the prefix sums of phi (``_prefix_sums``, not summed per cell);
     another, the cumulative sums of its own values. Returns the advanced key."""
+    one = np.uint64(1)
     for c in range(rows.shape[0]):
-        start, size, n = bounds[c], bounds[c + 1] - bounds[c], rows[c]
-        first = values[start]
+        start, size, n = np.uint64(bounds[c]), np.uint64(bounds[c + 1] - bounds[c]), rows[c]
+        first = np.uint64(values[start])
         if size == 2:
-            hits, key = _two_values(phi[first], phi[values[start + 1]], n, key)
+            second = np.uint64(values[start + one])
+            hits, key = _two_values(phi[first], phi[second], n, key)
             counts[first] += hits
-            counts[values[start + 1]] += n - hits
-        elif values[start + size - 1] - first == size - 1:
+            counts[second] += n - hits
+        elif values[start + size - one] - values[start] == bounds[c + 1] - bounds[c] - 1:
             base = prefix[first]
             width = prefix[first + size] - base
+            window = prefix[first + one :]
             for _ in range(n):
                 u, key = uniform(key)
-                counts[first + _search(prefix[first + 1 :], size, base + u * width)] += 1
+                counts[first + _search(window, size, base + u * width)] += 1
         else:
             total = 0.0
             for i in range(size):
-                total += phi[values[start + i]]
+                total += phi[np.uint64(values[start + i])]
                 cumulative[i] = total
             for _ in range(n):
                 u, key = uniform(key)
-                counts[values[start + _search(cumulative, size, u * total)]] += 1
+                counts[np.uint64(values[start + _search(cumulative, size, u * total)])] += 1
     return key
 
 
@@ -285,10 +294,10 @@ def _swap_sweep(phi, tuples, group_starts, group_sizes, sensitive, assign, count
         start, size = group_starts[g], group_sizes[g]
         for _ in range(swaps):
             word, key = next_word(key)  # two 32-bit halves: the two rows, each within 2**-32 of uniform
-            p = start + np.int64(((word & HALF) * np.uint64(size)) >> np.uint64(32))
-            q = start + np.int64(((word >> np.uint64(32)) * np.uint64(size - 1)) >> np.uint64(32))
+            p = np.uint64(start) + (((word & HALF) * np.uint64(size)) >> np.uint64(32))
+            q = np.uint64(start) + (((word >> np.uint64(32)) * np.uint64(size - 1)) >> np.uint64(32))
             if q >= p:
-                q += 1
+                q += np.uint64(1)
             sp, sq = sensitive[p], sensitive[q]
             proposed += 1
             if sp == sq:
@@ -374,14 +383,14 @@ def anatomy_chain(seed, iterations, burn_in, thin, alpha, beta, offsets, sensiti
     phis = np.empty((kept, n_sensitive, n_values))
     assign = np.arange(n_rows)  # row j holds tuple qi[assign[j]], always of its own group
     held = (np.zeros(slot_offsets[-1], dtype=np.int64), slot_offsets, np.full(n_rows, burn_in, dtype=np.int64))
-    tuples = np.empty((n_rows, n_attributes), dtype=np.int32)
+    tuples = np.empty((n_rows, n_attributes), dtype=np.uint32)
     counts = np.zeros((n_sensitive, n_values), dtype=np.int64)
     for j in range(n_rows):
         for a in range(n_attributes):
             tuples[j, a] = offsets[a] + qi[j, a]
             counts[sensitive[j], tuples[j, a]] += 1
     group_starts, group_sizes = _swapped_groups(group_offsets)
-    row_sensitive = sensitive.copy()
+    row_sensitive = sensitive.astype(np.uint32)
     count_shapes, sensitive_shapes = _shape_tables(alpha, beta, sensitive_counts)
     phi = np.empty((n_sensitive, n_values))
     theta = np.empty(n_sensitive)

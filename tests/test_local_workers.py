@@ -145,7 +145,7 @@ FIRST_WORK = {
 
 @pytest.mark.parametrize("command", sorted(FIRST_WORK))
 @pytest.mark.parametrize("scheduler", [None, "tcp://127.0.0.1:1"])
-def test_commands_start_the_server_before_they_read_unless_a_scheduler_is_named(monkeypatch, tmp_path, command, scheduler):
+def test_commands_start_the_server_before_they_read_unless_a_scheduler_is_named(monkeypatch, command, scheduler):
     """``run``, ``audit`` and ``worst-columns`` started the server only with their local cluster,
     after reading the job and its release or the inputs (0.8 s of a demo job's 7.4 s the workers
     waited for their imports); like ``check``, they now start it first. With a scheduler there is

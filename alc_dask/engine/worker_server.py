@@ -5,9 +5,10 @@ scikit-learn, Numba and the families: in a check of 2 000 rows on 2 cores half o
 samples were imports (py-spy), about 1.5 s of CPU a worker. On Linux, multiprocessing's fork
 server imports them once, in a process of its own started by ``start``; every local worker is then
 a fork of it, ready at once (a worker restarted by its nanny is spawned, as before). A command
-calls ``start`` as soon as it knows it will start a local cluster (``cluster.start_worker_server_for``), so that the
-server imports while the command reads its job (``run``, ``audit``) or its inputs (``check``,
-``evaluate``, ``worst-columns``), or makes them (``demo``).
+calls ``start`` as soon as it knows it will start a local cluster
+(``cluster.start_worker_server_for``), so that the server imports while the command reads its job
+(``run``, ``audit``) or its inputs (``check``, ``evaluate``, ``worst-columns``), or makes them
+(``demo``).
 
 The server is started with the environment distributed's nanny would give a spawned worker
 (``distributed.nanny.pre-spawn-environ``: one BLAS and OpenMP thread, and ``WORKER_ENVIRONMENT``),

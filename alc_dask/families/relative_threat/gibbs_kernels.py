@@ -165,7 +165,7 @@ def _draw_each(phi, prefix, bounds, values, rows, counts, cumulative, key):
             hits, key = _two_values(phi[first], phi[second], n, key)
             counts[first] += hits
             counts[second] += n - hits
-        elif values[start + size - one] - values[start] == bounds[c + 1] - bounds[c] - 1:
+        elif np.uint64(values[start + size - one]) - first == size - one:  # ascending: no wrap-around
             base = prefix[first]
             width = prefix[first + size] - base
             window = prefix[first + one :]

@@ -10,6 +10,15 @@ boosting's seconds, mean iterations and the quantiles of the PRC change.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_selection_candidates.py jobs/paper/*-strong.yaml --per-job 40
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_selection_candidates.py jobs/paper/*-strong.yaml --per-job 10 \\
         --boosting 'bins63={"max_bins": 63}' 'leaves15={"max_leaf_nodes": 15}'
+
+With ``--strategies``, each sampled selection is also replayed on the known columns of its
+secret's first attack in the job (every candidate fitted there too), and cheaper selection rules
+are scored against the reference's (every candidate, every attack): per rule, its share of the
+candidates' seconds, how often its choice differs, and the test-split PRC the attack loses by it.
+"Winner only" fits nothing but the model selection ends up choosing: no rule that selects per
+attack can cost less, so it bounds what any such rule can save.
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_selection_candidates.py jobs/paper/*-strong.yaml --per-job 30 --strategies
 """
 
 import argparse
@@ -31,18 +40,25 @@ BOOSTING = "hist_gradient_boosting"
 
 
 def sampled_selections(path: str, per_job: int):
-    """(job name, layout, train and test split, seed) of a seeded sample of the job's ML scenarios
-    with a categorical secret (a continuous one is selected among regressors)."""
+    """(job name, layout, train and test split, seed, the same for the known columns of the
+    secret's first attack in the job) of a seeded sample of the job's ML scenarios with a
+    categorical secret (a continuous one is selected among regressors)."""
     spec = load_job(path)
     release = prepare_release(spec)
     scenarios = [s for s in expand(spec, release, path) if not s.skipped and s.family.params.baseline == "ml"]
+    first_known = {}
+    for scenario in scenarios:
+        first_known.setdefault(scenario.family.params.secret, scenario.family.params.known)
+
+    def layout_and_split(known, secret, seed):
+        layout = FeatureLayout.of(release, known)
+        return layout, _split(layout.matrix(release.original), release.secret_column(secret), BaselineSettings(), seed)
+
     for i in sorted(np.random.default_rng(0).choice(len(scenarios), min(per_job, len(scenarios)), replace=False)):
         params, seed = scenarios[i].family.params, scenarios[i].seed
         if params.tolerance:
             continue
-        layout = FeatureLayout.of(release, params.known)
-        split = _split(layout.matrix(release.original), release.secret_column(params.secret), BaselineSettings(), seed)
-        yield spec.name, layout, split, seed
+        yield spec.name, *layout_and_split(params.known, params.secret, seed), seed, layout_and_split(first_known[params.secret], params.secret, seed)
 
 
 def scored(model, X_test, y_test, measure: MeasureSettings) -> float:
@@ -67,6 +83,52 @@ def timed_fit(name: str, layout, split, seed: int, settings: BaselineSettings, p
     return model, time.perf_counter() - started
 
 
+FORESTS = ("random_forest", "extra_trees")
+TRIVIAL = ("majority", "one_to_one")
+
+
+def chosen(prc: dict[str, float], among) -> str:
+    """Selection's choice among ``among``: the best PRC, the first of equals in candidate order."""
+    fitted = {name: value for name, value in prc.items() if name in among and not np.isnan(value)}
+    return max(fitted, key=fitted.get)
+
+
+def strategy_fits(prc: dict[str, float], first_prc: dict[str, float]) -> dict[str, set[str]]:
+    """The candidates each selection rule fits on an attack, given every candidate's PRC on the
+    attack's test split (``prc``) and on its secret's first attack (``first_prc``)."""
+    first_winner = chosen(first_prc, first_prc)
+    first_best = max(value for name, value in first_prc.items() if name not in FORESTS and not np.isnan(value))
+    boosting_close = first_prc[BOOSTING] >= first_best - 0.02
+    return {
+        "every candidate (the reference's)": set(prc),
+        "no forests": set(prc) - set(FORESTS),
+        "winner only (a bound for any rule per attack)": {chosen(prc, prc)},
+        "the secret's first attack's winner, and the trivial models": {first_winner, *TRIVIAL},
+        "logistic regression, boosting where within 0.02 on the first attack, no forests": {
+            "logistic_regression",
+            *TRIVIAL,
+            *((BOOSTING,) if boosting_close else ()),
+        },
+    }
+
+
+def print_strategies(rows: list[dict]) -> None:
+    """Per selection rule: its share of the candidates' seconds, how often its choice differs from
+    the reference's rule, and the quantiles of the test-split PRC the attack loses by it."""
+    table = {}
+    for rule in rows[0]["fits"]:
+        seconds = sum(sum(row["seconds"][name] for name in row["fits"][rule]) for row in rows)
+        losses = np.array([row["best"] - row["prc"][chosen(row["prc"], row["fits"][rule])] for row in rows])
+        quantiles = np.quantile(losses, [0.5, 0.9, 0.95, 0.99, 1.0])
+        table[rule] = {
+            "seconds share": seconds / sum(sum(row["seconds"].values()) for row in rows),
+            "choice differs": float(np.mean(losses > 0)),
+            **{f"PRC lost q{q}": value for q, value in zip((50, 90, 95, 99, 100), quantiles)},
+        }
+    print(f"\nselection rules on {len(rows)} selections (seconds: the candidates each rule fits, as timed above)")
+    print(pd.DataFrame(table).T.round(4).to_string())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("jobs", nargs="+")
@@ -74,17 +136,27 @@ def main() -> None:
     parser.add_argument(
         "--boosting", nargs="*", default=[], metavar="NAME=JSON", help="a variant: a name and boosting parameters, e.g. bins63='{\"max_bins\": 63}'"
     )
+    parser.add_argument("--strategies", action="store_true", help="score cheaper selection rules against the reference's")
     args = parser.parse_args()
     variants = {name: json.loads(params) for name, params in (variant.split("=", 1) for variant in args.boosting)}
     settings, measure = BaselineSettings(), MeasureSettings()
-    candidates, boosting = [], []
+    candidates, boosting, strategies = [], [], []
+
+    def fitted_scores(layout, split, seed):
+        scores, times = {}, {}
+        for name in settings.candidates:
+            model, times[name] = timed_fit(name, layout, split, seed, settings)
+            scores[name] = float("nan") if model is None else scored(model, split[1], split[3], measure)
+        return scores, times
+
     for path in args.jobs:
-        for job, layout, split, seed in sampled_selections(path, args.per_job):
-            scores = {}
-            for name in settings.candidates:
-                model, seconds = timed_fit(name, layout, split, seed, settings)
-                scores[name] = float("nan") if model is None else scored(model, split[1], split[3], measure)
-                candidates.append({"job": job, "seed": seed, "candidate": name, "seconds": seconds, "prc": scores[name]})
+        for job, layout, split, seed, first in sampled_selections(path, args.per_job):
+            scores, times = fitted_scores(layout, split, seed)
+            candidates += [{"job": job, "seed": seed, "candidate": name, "seconds": times[name], "prc": scores[name]} for name in scores]
+            if args.strategies:
+                first_scores = fitted_scores(*first, seed)[0]
+                best = scores[chosen(scores, scores)]
+                strategies.append({"prc": scores, "seconds": times, "best": best, "fits": strategy_fits(scores, first_scores)})
             for variant, params in variants.items():
                 model, seconds = timed_fit(BOOSTING, layout, split, seed, settings, params)
                 boosting.append(
@@ -101,6 +173,8 @@ def main() -> None:
     table = frame.groupby("candidate")["seconds"].agg(["sum", "mean", "max"]).assign(wins=winners).fillna({"wins": 0})
     print(f"\n{frame.groupby(['job', 'seed']).ngroups} selections")
     print(table.sort_values("sum", ascending=False).round(3).to_string())
+    if strategies:
+        print_strategies(strategies)
     if boosting:
         print(f"\nboosting as shipped: {frame.loc[frame.candidate == BOOSTING, 'seconds'].sum():.2f} s")
         for variant, part in pd.DataFrame(boosting).groupby("variant", sort=False):

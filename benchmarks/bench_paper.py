@@ -13,9 +13,18 @@ labels kept, Table 2 with the same conclusions): the ALC with its interval as th
 
     .venv/bin/python benchmarks/bench_paper.py --before 9ac1e36            # the jobs' sample
     .venv/bin/python benchmarks/bench_paper.py --sides after --all          # every attack, this checkout only
+
+``--after-settings JSON`` merges job settings into the after side's copies of the jobs (e.g. other
+baseline candidates), and ``--folders BEFORE AFTER`` names the sides' folders (default ``before``
+and ``after``): so an earlier run of this checkout, kept as ``after``, can be the before side of a
+run with other settings:
+
+    .venv/bin/python benchmarks/bench_paper.py --before <this commit> --all --folders after no-forests \\
+        --after-settings '{"baseline_settings": {"candidates": ["majority", "one_to_one", "logistic_regression", "hist_gradient_boosting"]}}'
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -47,13 +56,16 @@ def code_of(commit: str | None) -> Path:
     return target
 
 
-def job_copies(side: str) -> list[Path]:
-    """The paper's job files with absolute data paths and their output under bench-data/paper-<side>/."""
+def job_copies(side: str, settings: dict) -> list[Path]:
+    """The paper's job files with absolute data paths, ``settings`` merged in (a mapping setting
+    merged key by key), and their output under bench-data/paper-<side>/."""
     folder = ROOT / "bench-data" / f"paper-{side}"
     (folder / "jobs").mkdir(parents=True, exist_ok=True)
     copies = []
     for job in JOBS:
         spec = yaml.safe_load(job.read_text())
+        for name, value in settings.items():
+            spec[name] = {**spec.get(name, {}), **value} if isinstance(value, dict) else value
         here = job.parent
         spec["release"]["original"] = str((here / spec["release"]["original"]).resolve())
         spec["release"]["anonymized"] = [str((here / path).resolve()) for path in spec["release"]["anonymized"]]
@@ -67,9 +79,9 @@ def job_copies(side: str) -> list[Path]:
     return copies
 
 
-def run_side(side: str, commit: str | None, everything: bool, workers: int) -> float:
+def run_side(side: str, commit: str | None, everything: bool, workers: int, settings: dict) -> float:
     """Wall seconds of the side's paper run (its results resume, so a finished side costs seconds)."""
-    command = [str(Path(sys.executable).parent / "alc-dask"), "paper", "run", *map(str, job_copies(side)), "--workers", str(workers)]
+    command = [str(Path(sys.executable).parent / "alc-dask"), "paper", "run", *map(str, job_copies(side, settings)), "--workers", str(workers)]
     if everything:
         command.append("--all")
     environment = {**os.environ, "PYTHONPATH": str(code_of(commit))}
@@ -117,14 +129,17 @@ def main() -> None:
     parser.add_argument("--sides", nargs="+", default=["before", "after"], choices=["before", "after"])
     parser.add_argument("--all", dest="everything", action="store_true", help="every attack of jobs.json, not the jobs' sample")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--after-settings", type=json.loads, default={}, metavar="JSON", help="job settings merged into the after side's jobs")
+    parser.add_argument("--folders", nargs=2, default=["before", "after"], metavar=("BEFORE", "AFTER"), help="the sides' folder names under bench-data/paper-*")
     args = parser.parse_args()
     if "before" in args.sides and not args.before:
         parser.error("--before COMMIT is needed for the 'before' side")
     label = "all" if args.everything else "sample"
     scores = {}
+    folders = dict(zip(("before", "after"), args.folders))
     for side in args.sides:
-        name = f"{side}-{label}"
-        wall = run_side(name, args.before if side == "before" else None, args.everything, args.workers)
+        name = f"{folders[side]}-{label}"
+        wall = run_side(name, args.before if side == "before" else None, args.everything, args.workers, args.after_settings if side == "after" else {})
         scores[side] = scores_of(name)
         print(f"\n{side} ({args.before if side == 'before' else 'this checkout'}): wall time {wall:.0f} s ({wall / 60:.1f} min) on {args.workers} workers")
         print(seconds_table(scores[side]).round(2).to_string())

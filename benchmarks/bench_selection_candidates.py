@@ -14,7 +14,7 @@ boosting's seconds, mean iterations and the quantiles of the PRC change.
 With ``--strategies``, each sampled selection is also replayed on the known columns of its
 secret's first attack in the job (every candidate fitted there too), and cheaper selection rules
 are scored against the reference's (every candidate, every attack): per rule, its share of the
-candidates' seconds, how often its choice differs, and the test-split PRC the attack loses by it.
+candidates' seconds, how often its choice is worse, and the test-split PRC the attack loses by it.
 "Winner only" fits nothing but the model selection ends up choosing: no rule that selects per
 attack can cost less, so it bounds what any such rule can save.
 
@@ -113,7 +113,7 @@ def strategy_fits(prc: dict[str, float], first_prc: dict[str, float]) -> dict[st
 
 
 def print_strategies(rows: list[dict]) -> None:
-    """Per selection rule: its share of the candidates' seconds, how often its choice differs from
+    """Per selection rule: its share of the candidates' seconds, how often its choice is worse than
     the reference's rule, and the quantiles of the test-split PRC the attack loses by it."""
     table = {}
     for rule in rows[0]["fits"]:
@@ -122,7 +122,7 @@ def print_strategies(rows: list[dict]) -> None:
         quantiles = np.quantile(losses, [0.5, 0.9, 0.95, 0.99, 1.0])
         table[rule] = {
             "seconds share": seconds / sum(sum(row["seconds"].values()) for row in rows),
-            "choice differs": float(np.mean(losses > 0)),
+            "choice worse": float(np.mean(losses > 0)),
             **{f"PRC lost q{q}": value for q, value in zip((50, 90, 95, 99, 100), quantiles)},
         }
     print(f"\nselection rules on {len(rows)} selections (seconds: the candidates each rule fits, as timed above)")

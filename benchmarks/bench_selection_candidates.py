@@ -24,6 +24,7 @@ attack can cost less, so it bounds what any such rule can save.
 import argparse
 import json
 import time
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -40,9 +41,9 @@ BOOSTING = "hist_gradient_boosting"
 
 
 def sampled_selections(path: str, per_job: int):
-    """(job name, layout, train and test split, seed, the same for the known columns of the
-    secret's first attack in the job) of a seeded sample of the job's ML scenarios with a
-    categorical secret (a continuous one is selected among regressors)."""
+    """(job name, layout, train and test split, seed, and a call that gives the layout and split of
+    the known columns of the secret's first attack in the job) of a seeded sample of the job's ML
+    scenarios with a categorical secret (a continuous one is selected among regressors)."""
     spec = load_job(path)
     release = prepare_release(spec)
     scenarios = [s for s in expand(spec, release, path) if not s.skipped and s.family.params.baseline == "ml"]
@@ -58,7 +59,7 @@ def sampled_selections(path: str, per_job: int):
         params, seed = scenarios[i].family.params, scenarios[i].seed
         if params.tolerance:
             continue
-        yield spec.name, *layout_and_split(params.known, params.secret, seed), seed, layout_and_split(first_known[params.secret], params.secret, seed)
+        yield spec.name, *layout_and_split(params.known, params.secret, seed), seed, partial(layout_and_split, first_known[params.secret], params.secret, seed)
 
 
 def scored(model, X_test, y_test, measure: MeasureSettings) -> float:
@@ -118,7 +119,7 @@ def print_strategies(rows: list[dict]) -> None:
     table = {}
     for rule in rows[0]["fits"]:
         seconds = sum(sum(row["seconds"][name] for name in row["fits"][rule]) for row in rows)
-        losses = np.array([row["best"] - row["prc"][chosen(row["prc"], row["fits"][rule])] for row in rows])
+        losses = np.array([row["prc"][chosen(row["prc"], row["prc"])] - row["prc"][chosen(row["prc"], row["fits"][rule])] for row in rows])
         quantiles = np.quantile(losses, [0.5, 0.9, 0.95, 0.99, 1.0])
         table[rule] = {
             "seconds share": seconds / sum(sum(row["seconds"].values()) for row in rows),
@@ -154,9 +155,8 @@ def main() -> None:
             scores, times = fitted_scores(layout, split, seed)
             candidates += [{"job": job, "seed": seed, "candidate": name, "seconds": times[name], "prc": scores[name]} for name in scores]
             if args.strategies:
-                first_scores = fitted_scores(*first, seed)[0]
-                best = scores[chosen(scores, scores)]
-                strategies.append({"prc": scores, "seconds": times, "best": best, "fits": strategy_fits(scores, first_scores)})
+                first_scores = fitted_scores(*first(), seed)[0]
+                strategies.append({"prc": scores, "seconds": times, "fits": strategy_fits(scores, first_scores)})
             for variant, params in variants.items():
                 model, seconds = timed_fit(BOOSTING, layout, split, seed, settings, params)
                 boosting.append(

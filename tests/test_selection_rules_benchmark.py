@@ -44,7 +44,7 @@ def test_a_rule_that_misses_the_winner_reports_the_prc_it_loses():
     attack = prcs(logistic_regression=0.5, hist_gradient_boosting=0.7)
     first = prcs(logistic_regression=0.8, hist_gradient_boosting=0.6)
     seconds = dict.fromkeys(attack, 1.0)
-    row = {"prc": attack, "seconds": seconds, "best": 0.7, "fits": strategy_fits(attack, first)}
+    row = {"prc": attack, "seconds": seconds, "fits": strategy_fits(attack, first)}
     out = io.StringIO()
     with redirect_stdout(out):
         print_strategies([row])
